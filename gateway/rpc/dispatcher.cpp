@@ -1,0 +1,127 @@
+// gateway/rpc/dispatcher.cpp
+#include "gateway/rpc/dispatcher.hpp"
+
+#include "gateway/rpc/event_builder.hpp"
+#include "gateway/rpc/schema_set.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using analytics::Event;
+using analytics::EventType;
+using nlohmann::json;
+
+constexpr size_t kMaxRawKept = 64 * 1024;
+
+std::string schema_name(const Protocol& p, std::string_view action, bool response) {
+  return std::string(action) + std::string(response ? std::string_view("Response") : p.request_suffix);
+}
+
+json violations_json(const ValidationOutcome& v) {
+  json out = json::array();
+  for (const auto& x : v.violations) out.push_back({{"path", x.path}, {"message", x.message}});
+  return out;
+}
+
+// A frame refused before or during handling: CALLERROR (when we have an id) + Invalid event.
+InboundResult refuse(const CallContext& ctx, std::string_view text, std::string_view message_id,
+                     const CallError& error) {
+  InboundResult r;
+  r.error = error.description;
+  r.events.push_back(invalid_event(ctx, text, error.description));
+  r.events.back().error_code = std::string(wire_name(error.code, ctx.version));
+  if (!message_id.empty())
+    r.reply = serialize_call_error(message_id, error.code, ctx.version, error.description);
+  return r;
+}
+
+}  // namespace
+
+const ActionSpec* Protocol::find(std::string_view action) const {
+  for (const auto& spec : actions)
+    if (spec.action == action) return &spec;
+  return nullptr;
+}
+
+InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_view text) {
+  ParseResult parsed = parse_frame(text);
+  if (!parsed.frame) {
+    ctx.message_id = parsed.message_id ? std::string_view(*parsed.message_id) : std::string_view();
+    ctx.action = parsed.action ? std::string_view(*parsed.action) : std::string_view();
+    return refuse(ctx, text, ctx.message_id, parsed.error);
+  }
+  Frame& frame = *parsed.frame;
+  ctx.message_id = frame.message_id;
+  if (frame.type != MessageType::Call) {
+    InboundResult r;
+    r.response = std::move(frame);
+    return r;  // the session matches it against its pending calls
+  }
+
+  ctx.action = frame.action;
+  const ActionSpec* spec = protocol.find(frame.action);
+  if (!spec)
+    return refuse(ctx, text, frame.message_id,
+                  {RpcError::NotImplemented, "unknown action '" + frame.action + "'"});
+
+  const ValidationOutcome request_check =
+      protocol.schemas.validate(schema_name(protocol, frame.action, false), frame.payload);
+  if (!request_check.ok) {
+    if (ctx.mode == ValidationMode::Strict)
+      return refuse(ctx, text, frame.message_id, {request_check.code, request_check.summary()});
+    ctx.flags.emplace_back(analytics::flag::kSchemaViolation);
+    ctx.violations = violations_json(request_check);
+  }
+
+  HandleResult handled;
+  try {
+    handled = spec->handle(ctx, frame.payload);
+  } catch (const json::exception& e) {
+    // Only reachable in lenient mode: the payload broke the schema in a way the handler needs.
+    CallError error{request_check.ok ? RpcError::InternalError : request_check.code,
+                    request_check.ok ? std::string("handler failed: ") + e.what()
+                                     : request_check.summary()};
+    return refuse(ctx, text, frame.message_id, error);
+  }
+  if (auto* error = std::get_if<CallError>(&handled))
+    return refuse(ctx, text, frame.message_id, *error);
+
+  json& response = std::get<json>(handled);
+  const ValidationOutcome response_check =
+      protocol.schemas.validate(schema_name(protocol, frame.action, true), response);
+  if (!response_check.ok) {
+    // Our own defect; never send a response that breaks the schema.
+    return refuse(ctx, text, frame.message_id,
+                  {RpcError::InternalError, "gateway produced an invalid " + frame.action +
+                                                " response: " + response_check.summary()});
+  }
+
+  InboundResult r;
+  EventBuilder builder(ctx, frame.payload.dump());
+  spec->to_events(ctx, frame.payload, response, builder);
+  r.events = std::move(builder).finish();
+  r.reply = serialize_call_result(frame.message_id, response);
+  return r;
+}
+
+Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_view reason) {
+  EventBuilder builder(ctx, std::string(raw));
+  Event& e = builder.add(EventType::Invalid);
+  e.extra["raw"] = json(std::string(raw.substr(0, kMaxRawKept)));
+  if (raw.size() > kMaxRawKept) e.extra["raw_truncated_from"] = raw.size();
+  e.extra["reason"] = std::string(reason);
+  auto events = std::move(builder).finish();
+  return std::move(events.front());
+}
+
+Event connection_event(const CallContext& ctx, std::string_view state, const json& details) {
+  std::string bytes = std::string(state) + ":" + std::to_string(ctx.ingest_ts_ms);
+  EventBuilder builder(ctx, bytes);
+  Event& e = builder.add(EventType::Connection);
+  e.extra = details.is_object() ? details : json::object();
+  e.extra["state"] = std::string(state);
+  auto events = std::move(builder).finish();
+  return std::move(events.front());
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,97 @@
+// gateway/rpc/frame.cpp
+#include "gateway/rpc/frame.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using nlohmann::json;
+
+ParseResult failure(RpcError code, std::string description) {
+  ParseResult r;
+  r.error = {code, std::move(description)};
+  return r;
+}
+
+}  // namespace
+
+ParseResult parse_frame(std::string_view text) {
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return failure(RpcError::FormationViolation, "frame is not valid JSON");
+  if (!doc.is_array() || doc.empty())
+    return failure(RpcError::FormationViolation, "frame is not a non-empty JSON array");
+  if (!doc[0].is_number_integer())
+    return failure(RpcError::FormationViolation, "message type is not an integer");
+
+  ParseResult r;
+  if (doc.size() >= 2 && doc[1].is_string()) r.message_id = doc[1].get<std::string>();
+  auto fail = [&r](RpcError code, std::string description) {
+    r.error = {code, std::move(description)};
+    return r;
+  };
+  if (doc.size() < 2 || !doc[1].is_string()) {
+    return fail(RpcError::FormationViolation, "message id is missing or not a string");
+  }
+  if (r.message_id->empty() || r.message_id->size() > kMaxMessageIdLength) {
+    return fail(RpcError::FormationViolation, "message id must be 1-36 characters");
+  }
+
+  Frame f;
+  f.message_id = *r.message_id;
+  const int type = doc[0].get<int>();
+  switch (type) {
+    case 2:
+      if (doc.size() >= 3 && doc[2].is_string()) r.action = doc[2].get<std::string>();
+      if (doc.size() != 4)
+        return fail(RpcError::FormationViolation, "CALL must have exactly 4 elements");
+      if (!doc[2].is_string() || doc[2].get_ref<const std::string&>().empty())
+        return fail(RpcError::FormationViolation, "CALL action is not a non-empty string");
+      if (!doc[3].is_object())
+        return fail(RpcError::FormationViolation, "CALL payload is not a JSON object");
+      f.type = MessageType::Call;
+      f.action = *r.action;
+      f.payload = std::move(doc[3]);
+      break;
+    case 3:
+      if (doc.size() != 3)
+        return fail(RpcError::FormationViolation, "CALLRESULT must have exactly 3 elements");
+      if (!doc[2].is_object())
+        return fail(RpcError::FormationViolation, "CALLRESULT payload is not a JSON object");
+      f.type = MessageType::CallResult;
+      f.payload = std::move(doc[2]);
+      break;
+    case 4:
+      if (doc.size() != 5)
+        return fail(RpcError::FormationViolation, "CALLERROR must have exactly 5 elements");
+      if (!doc[2].is_string() || !doc[3].is_string() || !doc[4].is_object())
+        return fail(RpcError::FormationViolation,
+                    "CALLERROR needs string code, string description and object details");
+      f.type = MessageType::CallError;
+      f.error_code = doc[2].get<std::string>();
+      f.error_description = doc[3].get<std::string>();
+      f.error_details = std::move(doc[4]);
+      break;
+    default:
+      return fail(RpcError::MessageTypeNotSupported,
+                  "message type " + std::to_string(type) + " is not 2, 3 or 4");
+  }
+  r.frame = std::move(f);
+  return r;
+}
+
+std::string serialize_call(std::string_view message_id, std::string_view action,
+                           const json& payload) {
+  return json::array({2, message_id, action, payload}).dump();
+}
+
+std::string serialize_call_result(std::string_view message_id, const json& payload) {
+  return json::array({3, message_id, payload}).dump();
+}
+
+std::string serialize_call_error(std::string_view message_id, RpcError code, OcppVersion version,
+                                 std::string_view description, const json& details) {
+  // A description can come from peer input; dump() escapes it and replaces invalid UTF-8.
+  return json::array({4, message_id, wire_name(code, version), description, details})
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace ocppgw::rpc

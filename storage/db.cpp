@@ -1,0 +1,173 @@
+// storage/db.cpp
+#include "storage/db.hpp"
+
+#include <sqlite3.h>
+
+namespace ocppgw::storage {
+
+const std::string& Status::message() const {
+  static const std::string kOk = "OK";
+  return message_ ? *message_ : kOk;
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+Statement::Statement(Statement&& o) noexcept
+    : db_(o.db_), stmt_(o.stmt_), status_(std::move(o.status_)) {
+  o.stmt_ = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+  if (this != &o) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    db_ = o.db_;
+    stmt_ = o.stmt_;
+    status_ = std::move(o.status_);
+    o.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+Statement& Statement::bind(int i, std::nullptr_t) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+Statement& Statement::bind(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, double v) {
+  sqlite3_bind_double(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, std::string_view v) {
+  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::bind(int i, const Value& v) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>)
+          bind(i, nullptr);
+        else
+          bind(i, x);
+      },
+      v);
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE)
+    status_ = Status::error(std::string(sqlite3_errmsg(db_)) + " (" + sqlite3_errstr(rc) + ")");
+  return false;
+}
+
+Status Statement::run() {
+  status_ = Status();
+  while (step()) {
+  }
+  Status s = status_;
+  reset();
+  return s;
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  status_ = Status();
+}
+
+bool Statement::is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+int64_t Statement::int64(int c) const { return sqlite3_column_int64(stmt_, c); }
+double Statement::real(int c) const { return sqlite3_column_double(stmt_, c); }
+std::string Statement::text(int c) const { return std::string(text_view(c)); }
+std::string_view Statement::text_view(int c) const {
+  auto p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
+  return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, c))) : std::string_view();
+}
+std::optional<int64_t> Statement::opt_int64(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<int64_t>(int64(c));
+}
+std::optional<double> Statement::opt_real(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<double>(real(c));
+}
+std::optional<std::string> Statement::opt_text(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<std::string>(text(c));
+}
+
+std::unique_ptr<Db> Db::open(const std::string& path, const OpenOptions& options, Status* status) {
+  sqlite3* handle = nullptr;
+  int flags = options.read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  flags |= SQLITE_OPEN_NOMUTEX;  // one thread at a time per connection, by contract
+  int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    if (status)
+      *status = Status::error("cannot open " + path + ": " +
+                              (handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc)));
+    sqlite3_close(handle);
+    return nullptr;
+  }
+  std::unique_ptr<Db> db(new Db(handle, path));
+  sqlite3_busy_timeout(handle, options.busy_timeout_ms);
+  Status s = db->exec(options.read_only ? "PRAGMA query_only=1"
+                                        : "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON");
+  if (s.ok())
+    s = db->exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+  if (!s.ok()) {
+    if (status) *status = s;
+    return nullptr;
+  }
+  if (status) *status = Status();
+  return db;
+}
+
+Db::~Db() {
+  cache_.clear();  // statements must be finalised before the connection closes
+  sqlite3_close_v2(db_);
+}
+
+Status Db::exec(std::string_view sql) {
+  char* err = nullptr;
+  std::string text(sql);
+  int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status();
+  std::string message = err ? err : sqlite3_errstr(rc);
+  sqlite3_free(err);
+  return Status::error(message);
+}
+
+Statement Db::prepare(std::string_view sql, Status* status) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    if (status)
+      *status = Status::error(std::string(sqlite3_errmsg(db_)) + " in: " + std::string(sql));
+    return Statement();
+  }
+  if (status) *status = Status();
+  return Statement(db_, stmt);
+}
+
+Statement& Db::cached(std::string_view sql) {
+  auto it = cache_.find(std::string(sql));
+  if (it == cache_.end()) {
+    Status s;
+    Statement st = prepare(sql, &s);
+    it = cache_.emplace(std::string(sql), std::move(st)).first;
+  }
+  if (it->second) it->second.reset();
+  return it->second;
+}
+
+void Db::rollback() { exec("ROLLBACK"); }
+
+int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int Db::changes() const { return sqlite3_changes(db_); }
+
+}  // namespace ocppgw::storage

@@ -1,0 +1,127 @@
+// storage/db.hpp: a thin RAII layer over SQLite. One Db is one connection and is used by one
+// thread at a time (the owner serialises access). Opened in WAL mode with synchronous=FULL so a
+// committed transaction survives power loss: the ack-after-durable contract rests on this.
+// Errors are values (Status), never exceptions, so a failed commit can be made sticky by the
+// caller.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace ocppgw::storage {
+
+class Status {
+ public:
+  Status() = default;
+  static Status error(std::string message) { return Status(std::move(message)); }
+  bool ok() const { return !message_; }
+  const std::string& message() const;
+
+ private:
+  explicit Status(std::string m) : message_(std::make_shared<std::string>(std::move(m))) {}
+  std::shared_ptr<std::string> message_;
+};
+
+using Value = std::variant<std::monostate, int64_t, double, std::string>;
+
+class Statement {
+ public:
+  Statement() = default;
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are 1-based as in SQLite.
+  Statement& bind(int index, std::nullptr_t);
+  Statement& bind(int index, int64_t v);
+  Statement& bind(int index, int v) { return bind(index, static_cast<int64_t>(v)); }
+  Statement& bind(int index, double v);
+  Statement& bind(int index, std::string_view v);  // copied by SQLite (SQLITE_TRANSIENT)
+  Statement& bind(int index, const char* v) { return bind(index, std::string_view(v)); }
+  Statement& bind(int index, const std::string& v) { return bind(index, std::string_view(v)); }
+  Statement& bind(int index, const Value& v);
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& v) {
+    return v ? bind(index, *v) : bind(index, nullptr);
+  }
+
+  // true: a row is available; false: done. Errors are reported through status().
+  bool step();
+  // Runs to completion (for INSERT/UPDATE/DDL) and resets; returns the outcome.
+  Status run();
+  void reset();  // ready for new bindings; clears the previous ones
+
+  bool is_null(int col) const;
+  int64_t int64(int col) const;
+  double real(int col) const;
+  std::string text(int col) const;
+  std::string_view text_view(int col) const;  // valid until the next step/reset
+  std::optional<int64_t> opt_int64(int col) const;
+  std::optional<double> opt_real(int col) const;
+  std::optional<std::string> opt_text(int col) const;
+
+  const Status& status() const { return status_; }
+  explicit operator bool() const { return stmt_ != nullptr; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+  Status status_;
+};
+
+struct OpenOptions {
+  bool read_only = false;
+  int busy_timeout_ms = 5000;
+  // FULL: fsync on every commit (durable). NORMAL is only for read models and tests that
+  // measure something else.
+  bool synchronous_full = true;
+};
+
+class Db {
+ public:
+  static std::unique_ptr<Db> open(const std::string& path, const OpenOptions& options, Status* status);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  Status exec(std::string_view sql);  // one or more statements, no results
+  // Prepared once per connection and cached by SQL text. The returned statement is reset.
+  Statement& cached(std::string_view sql);
+  Statement prepare(std::string_view sql, Status* status = nullptr);
+
+  Status begin_immediate() { return exec("BEGIN IMMEDIATE"); }
+  Status commit() { return exec("COMMIT"); }
+  void rollback();
+
+  int64_t last_insert_rowid() const;
+  int changes() const;
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  Db(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+  std::unordered_map<std::string, Statement> cache_;
+};
+
+// Applies `migrations` (name -> SQL, applied in name order, e.g. "0001_gateway") that are not yet
+// recorded in the database's schema_migrations table, each in its own transaction.
+// Idempotent; safe to call at every start. The gateway log and the analytics store are
+// separate database files, each with its own migration set.
+Status migrate(Db& db, const std::map<std::string_view, std::string_view>& migrations);
+
+}  // namespace ocppgw::storage

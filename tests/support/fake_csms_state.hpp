@@ -1,0 +1,106 @@
+// tests/support/fake_csms_state.hpp: an in-memory rpc::CsmsState for handler and dispatcher
+// tests. Deterministic and inspectable; no SQLite. Tests set `tokens`, `boot_status`, and read
+// back what the handlers asked for.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gateway/rpc/action.hpp"
+
+namespace ocppgw::testing {
+
+class FakeCsmsState : public rpc::CsmsState {
+ public:
+  std::map<std::string, rpc::IdTokenInfo> tokens;  // unknown tokens -> unknown_token_status
+  std::string unknown_token_status = "Invalid";
+  std::string boot_status = "Accepted";
+  int boot_interval_s = 300;
+  int32_t next_transaction_id = 1;
+  // (cp, connector, idTag, timestamp, meterStart) -> id, for idempotent starts
+  std::map<std::tuple<std::string, int64_t, std::string, int64_t, int64_t>, int32_t> starts;
+  std::map<std::pair<std::string, int64_t>, bool> issued;  // (cp, id) -> still active
+  std::vector<rpc::BootInfo> boots;
+  std::vector<rpc::StopTransaction16> stops;
+  // 2.0.1: (cp, tx id) -> last seq_no; started/ended
+  struct Tx201 {
+    int64_t last_seq_no = -1;
+    bool started = false;
+    bool ended = false;
+  };
+  std::map<std::pair<std::string, std::string>, Tx201> tx201;
+  std::vector<std::tuple<std::string, int64_t, int64_t, nlohmann::json>> reports;
+
+  rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override {
+    (void)ctx;
+    boots.push_back(info);
+    return {boot_status, boot_interval_s};
+  }
+
+  rpc::IdTokenInfo authorize(rpc::CallContext& ctx, std::string_view id_token) override {
+    (void)ctx;
+    auto it = tokens.find(std::string(id_token));
+    if (it == tokens.end()) return rpc::IdTokenInfo{unknown_token_status, std::nullopt, std::nullopt};
+    return it->second;
+  }
+
+  rpc::StartTransaction16Result start_transaction(rpc::CallContext& ctx,
+                                                  const rpc::StartTransaction16& req) override {
+    auto key = std::make_tuple(std::string(ctx.charge_point_id), req.connector_id, req.id_tag,
+                               req.timestamp_ms, req.meter_start_wh);
+    rpc::StartTransaction16Result r;
+    r.id_tag_info = authorize(ctx, req.id_tag);
+    if (auto it = starts.find(key); it != starts.end()) {
+      r.transaction_id = it->second;
+      r.replay = true;
+      return r;
+    }
+    r.transaction_id = next_transaction_id++;
+    starts[key] = r.transaction_id;
+    issued[{std::string(ctx.charge_point_id), r.transaction_id}] = true;
+    return r;
+  }
+
+  rpc::StopTransaction16Result stop_transaction(rpc::CallContext& ctx,
+                                                const rpc::StopTransaction16& req) override {
+    stops.push_back(req);
+    rpc::StopTransaction16Result r;
+    auto it = issued.find({std::string(ctx.charge_point_id), req.transaction_id});
+    r.known = it != issued.end();
+    if (r.known) it->second = false;
+    if (req.id_tag) r.id_tag_info = authorize(ctx, *req.id_tag);
+    return r;
+  }
+
+  bool transaction_known(rpc::CallContext& ctx, int64_t transaction_id) override {
+    return issued.count({std::string(ctx.charge_point_id), transaction_id}) > 0;
+  }
+
+  rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
+                                                   const rpc::TransactionEvent201& req) override {
+    rpc::TransactionEvent201Result r;
+    auto [it, inserted] = tx201.try_emplace({std::string(ctx.charge_point_id), req.transaction_id});
+    Tx201& tx = it->second;
+    if (inserted && req.event_type != "Started") {
+      r.flags.emplace_back(req.event_type == "Ended" ? analytics::flag::kEndedBeforeStarted
+                                                     : analytics::flag::kUnknownTransaction);
+    }
+    if (!inserted && req.seq_no <= tx.last_seq_no) r.flags.emplace_back(analytics::flag::kSeqNoRepeated);
+    if (!inserted && req.seq_no > tx.last_seq_no + 1) r.flags.emplace_back(analytics::flag::kSeqNoGap);
+    if (req.offline) r.flags.emplace_back(analytics::flag::kOfflineReplay);
+    if (req.seq_no > tx.last_seq_no) tx.last_seq_no = req.seq_no;
+    if (req.event_type == "Started") tx.started = true;
+    if (req.event_type == "Ended") tx.ended = true;
+    if (req.id_token) r.id_token_info = authorize(ctx, *req.id_token);
+    return r;
+  }
+
+  void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
+                    const nlohmann::json& report_data) override {
+    reports.emplace_back(std::string(ctx.charge_point_id), request_id, seq_no, report_data);
+  }
+};
+
+}  // namespace ocppgw::testing
