@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# scripts/run.sh [ocppgw options...]: installs what is missing, builds, and runs the gateway
+# with embedded defaults (ws://0.0.0.0:8180/ocpp/{chargePointId}, SQLite under ./data, no Kafka).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh" "$root/build"
+exec "$root/build/gateway/ocppgw" "$@"
