@@ -15,7 +15,10 @@ Statement::~Statement() {
 }
 
 Statement::Statement(Statement&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), status_(std::move(o.status_)) {
+    : db_(o.db_),
+      stmt_(o.stmt_),
+      status_(std::move(o.status_)),
+      prepare_error_(std::move(o.prepare_error_)) {
   o.stmt_ = nullptr;
 }
 
@@ -25,6 +28,7 @@ Statement& Statement::operator=(Statement&& o) noexcept {
     db_ = o.db_;
     stmt_ = o.stmt_;
     status_ = std::move(o.status_);
+    prepare_error_ = std::move(o.prepare_error_);
     o.stmt_ = nullptr;
   }
   return *this;
@@ -60,6 +64,10 @@ Statement& Statement::bind(int i, const Value& v) {
 }
 
 bool Statement::step() {
+  if (!stmt_) {
+    status_ = prepare_error_.ok() ? Status::error("statement not prepared") : prepare_error_;
+    return false;
+  }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE)
@@ -77,6 +85,7 @@ Status Statement::run() {
 }
 
 void Statement::reset() {
+  if (!stmt_) return;
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
   status_ = Status();
@@ -88,7 +97,8 @@ double Statement::real(int c) const { return sqlite3_column_double(stmt_, c); }
 std::string Statement::text(int c) const { return std::string(text_view(c)); }
 std::string_view Statement::text_view(int c) const {
   auto p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
-  return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, c))) : std::string_view();
+  return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, c)))
+           : std::string_view();
 }
 std::optional<int64_t> Statement::opt_int64(int c) const {
   return is_null(c) ? std::nullopt : std::optional<int64_t>(int64(c));
@@ -102,7 +112,8 @@ std::optional<std::string> Statement::opt_text(int c) const {
 
 std::unique_ptr<Db> Db::open(const std::string& path, const OpenOptions& options, Status* status) {
   sqlite3* handle = nullptr;
-  int flags = options.read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags =
+      options.read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   flags |= SQLITE_OPEN_NOMUTEX;  // one thread at a time per connection, by contract
   int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -117,7 +128,8 @@ std::unique_ptr<Db> Db::open(const std::string& path, const OpenOptions& options
   Status s = db->exec(options.read_only ? "PRAGMA query_only=1"
                                         : "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON");
   if (s.ok())
-    s = db->exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+    s = db->exec(options.synchronous_full ? "PRAGMA synchronous=FULL"
+                                          : "PRAGMA synchronous=NORMAL");
   if (!s.ok()) {
     if (status) *status = s;
     return nullptr;
@@ -155,19 +167,65 @@ Statement Db::prepare(std::string_view sql, Status* status) {
 }
 
 Statement& Db::cached(std::string_view sql) {
-  auto it = cache_.find(std::string(sql));
+  Status s;
+  if (Statement* st = cached(sql, &s)) return *st;
+  // Not cached, so a later call retries the prepare; the caller sees the error on step().
+  static thread_local Statement failed;
+  failed = Statement();
+  failed.prepare_error_ = s;
+  return failed;
+}
+
+Statement* Db::cached(std::string_view sql, Status* status) {
+  auto it = cache_.find(sql);
   if (it == cache_.end()) {
     Status s;
     Statement st = prepare(sql, &s);
+    if (!s.ok()) {
+      if (status) *status = s;
+      return nullptr;
+    }
     it = cache_.emplace(std::string(sql), std::move(st)).first;
   }
-  if (it->second) it->second.reset();
-  return it->second;
+  it->second.reset();
+  if (status) *status = Status();
+  return &it->second;
 }
 
 void Db::rollback() { exec("ROLLBACK"); }
 
 int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 int Db::changes() const { return sqlite3_changes(db_); }
+
+Status migrate(Db& db, const std::map<std::string_view, std::string_view>& migrations) {
+  Status s = db.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_ms INTEGER "
+      "NOT NULL)");
+  if (!s.ok()) return Status::error("schema_migrations: " + s.message());
+  // std::map iterates in name order. The "already applied?" check runs inside the migration's
+  // own write transaction, so two processes migrating the same file cannot both apply it.
+  for (const auto& [name, sql] : migrations) {
+    s = db.begin_immediate();
+    if (!s.ok()) return Status::error("migration " + std::string(name) + ": " + s.message());
+    Statement& check = db.cached("SELECT 1 FROM schema_migrations WHERE name = ?");
+    check.bind(1, name);
+    bool applied = check.step();
+    s = check.status();
+    check.reset();
+    if (s.ok() && !applied) s = db.exec(sql);
+    if (s.ok() && !applied) {
+      Statement& record = db.cached(
+          "INSERT INTO schema_migrations (name, applied_ms) "
+          "VALUES (?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))");
+      s = record.bind(1, name).run();
+    }
+    if (s.ok()) s = db.commit();
+    if (!s.ok()) {
+      db.rollback();
+      return Status::error("migration " + std::string(name) + ": " + s.message());
+    }
+  }
+  return Status();
+}
 
 }  // namespace ocppgw::storage

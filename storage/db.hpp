@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,6 +81,8 @@ class Statement {
   sqlite3* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
   Status status_;
+  Status prepare_error_;  // why an empty statement from Db::cached() is empty
+  friend class Db;
 };
 
 struct OpenOptions {
@@ -92,14 +95,18 @@ struct OpenOptions {
 
 class Db {
  public:
-  static std::unique_ptr<Db> open(const std::string& path, const OpenOptions& options, Status* status);
+  static std::unique_ptr<Db> open(const std::string& path, const OpenOptions& options,
+                                  Status* status);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
   Status exec(std::string_view sql);  // one or more statements, no results
   // Prepared once per connection and cached by SQL text. The returned statement is reset.
+  // If preparing fails, the statement is empty and its step()/run() report the error.
   Statement& cached(std::string_view sql);
+  // As above, but nullptr with *status set when the SQL does not prepare (nothing is cached).
+  Statement* cached(std::string_view sql, Status* status);
   Statement prepare(std::string_view sql, Status* status = nullptr);
 
   Status begin_immediate() { return exec("BEGIN IMMEDIATE"); }
@@ -115,7 +122,12 @@ class Db {
   Db(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_;
   std::string path_;
-  std::unordered_map<std::string, Statement> cache_;
+  struct SqlHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // Transparent lookup: a cache hit does not copy the SQL text.
+  std::unordered_map<std::string, Statement, SqlHash, std::equal_to<>> cache_;
 };
 
 // Applies `migrations` (name -> SQL, applied in name order, e.g. "0001_gateway") that are not yet

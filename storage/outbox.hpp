@@ -16,12 +16,12 @@
 namespace ocppgw::storage {
 
 struct OutboxRow {
-  int64_t seq = 0;               // event log seq (events.seq)
-  std::string charge_point_id;   // Kafka key
-  std::string event_type;        // header
-  std::string ocpp_version;      // header
+  int64_t seq = 0;              // event log seq (events.seq)
+  std::string charge_point_id;  // Kafka key
+  std::string event_type;       // header
+  std::string ocpp_version;     // header
   int64_t ingest_ts_ms = 0;
-  std::string json;              // canonical event, the Kafka value
+  std::string json;  // canonical event, the Kafka value
 };
 
 class Outbox {
