@@ -122,10 +122,16 @@ class SqliteCsmsState : public rpc::CsmsState {
                   std::unique_ptr<storage::TxIdAllocator> allocator);
   storage::Status load();
   std::string start_key(std::string_view cp, const rpc::StartTransaction16& req) const;
-  // Token list decision without ConcurrentTx. REQUIRES: mu_ not held (takes read_mu_).
-  rpc::IdTokenInfo lookup_token(std::string_view id_tag_hash);
-  // REQUIRES: mu_ held. The active transaction (other than `except`) the tag is in, if any.
-  bool tag_active_elsewhere(const std::string& id_tag_hash, std::optional<int32_t> except) const;
+  // Token list decision at now_ms, without ConcurrentTx. REQUIRES: mu_ not held.
+  rpc::IdTokenInfo lookup_token(std::string_view id_tag_hash, int64_t now_ms);
+  // REQUIRES: mu_ held. Whether the tag is in an active transaction on another charge point or
+  // connector than (cp, connector), ignoring transaction `except`.
+  bool tag_active_elsewhere(const std::string& id_tag_hash, std::string_view cp,
+                            int64_t connector_id, std::optional<int32_t> except) const;
+  // Reads (read_mu_): the charge point a stored transaction belongs to, and a stored start.
+  std::optional<std::string> stored_transaction_owner(int64_t transaction_id);
+  std::optional<int32_t> stored_start(const std::string& start_key);
+  std::optional<Tx201> stored_tx201(std::string_view cp, std::string_view transaction_id);
   void add_active(int32_t id, ActiveTx16 tx);  // REQUIRES: mu_ held
   void fail(const storage::Status& s);
 
@@ -144,6 +150,8 @@ class SqliteCsmsState : public rpc::CsmsState {
   std::deque<int32_t> recently_stopped_order_;
   std::map<std::pair<std::string, std::string>, Tx201> tx201_;
   std::unordered_map<std::string, ChargePointRecord> charge_points_;
+
+  mutable std::mutex error_mu_;  // guards healthy_, last_error_
   bool healthy_ = true;
   std::string last_error_;
 };

@@ -28,7 +28,7 @@ struct SqliteSinkOptions {
   int busy_timeout_ms = 5000;
   bool synchronous_full = true;  // false only for benchmarks that measure something else
   // Runs once on the sink's connection after migrations (tests use it to inject faults).
-  std::function<void(storage::Db&)> on_open;
+  std::function<void(storage::Db&)> on_open = nullptr;
 };
 
 // Opens and migrates the database and starts the sink thread; nullptr with *status on failure.
