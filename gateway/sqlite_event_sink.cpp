@@ -31,15 +31,20 @@ class SqliteEventSink final : public EventSink {
   ~SqliteEventSink() override { stop(); }
 
   void submit(SinkEntry entry) override {
+    // Serialise on the caller's thread (a session strand): JSON is the largest CPU cost of a
+    // commit, and the sink thread is the one serial resource.
+    Queued q{std::move(entry), {}};
+    q.json.reserve(q.entry.events.size());
+    for (const analytics::Event& e : q.entry.events) q.json.push_back(analytics::to_json_string(e));
     std::unique_lock lock(mu_);
     if (stopping_) {
       // The sink thread is gone or going: nothing will commit this entry.
       lock.unlock();
-      if (entry.on_durable) entry.on_durable(false);
+      if (q.entry.on_durable) q.entry.on_durable(false);
       return;
     }
     if (queue_.empty()) first_queued_ = Clock::now();
-    queue_.push_back(std::move(entry));
+    queue_.push_back(std::move(q));
     lock.unlock();
     cv_.notify_one();
   }
@@ -69,11 +74,16 @@ class SqliteEventSink final : public EventSink {
   }
 
  private:
+  struct Queued {
+    SinkEntry entry;
+    std::vector<std::string> json;  // one per event
+  };
+
   void run();
   // Takes the next batch; false when stopping and nothing is left.
-  bool take_batch(std::vector<SinkEntry>& batch);
-  Status write_batch(std::vector<SinkEntry>& batch, std::vector<analytics::Event>& events);
-  Status write_entry(SinkEntry& entry, std::vector<analytics::Event>& events);
+  bool take_batch(std::vector<Queued>& batch);
+  Status write_batch(std::vector<Queued>& batch, std::vector<analytics::Event>& events);
+  Status write_entry(Queued& queued, std::vector<analytics::Event>& events);
   void fail(const Status& s, size_t batch_size);
 
   const SqliteSinkOptions options_;
@@ -81,7 +91,7 @@ class SqliteEventSink final : public EventSink {
 
   std::mutex mu_;  // guards queue_, first_queued_, stopping_, listeners_
   std::condition_variable cv_;
-  std::vector<SinkEntry> queue_;
+  std::vector<Queued> queue_;
   Clock::time_point first_queued_;
   bool stopping_ = false;
   std::vector<CommitListener> listeners_;
@@ -94,7 +104,7 @@ class SqliteEventSink final : public EventSink {
   std::thread thread_;
 };
 
-bool SqliteEventSink::take_batch(std::vector<SinkEntry>& batch) {
+bool SqliteEventSink::take_batch(std::vector<Queued>& batch) {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
   if (queue_.empty()) return false;  // stopping, drained
@@ -114,7 +124,7 @@ bool SqliteEventSink::take_batch(std::vector<SinkEntry>& batch) {
 }
 
 void SqliteEventSink::run() {
-  std::vector<SinkEntry> batch;
+  std::vector<Queued> batch;
   std::vector<analytics::Event> events;
   std::vector<CommitListener> listeners;
   while (true) {
@@ -138,8 +148,8 @@ void SqliteEventSink::run() {
         fail(s, batch.size());
       }
     }
-    for (SinkEntry& e : batch) {
-      if (e.on_durable) e.on_durable(committed);
+    for (Queued& q : batch) {
+      if (q.entry.on_durable) q.entry.on_durable(committed);
     }
     if (committed && !events.empty()) {
       {
@@ -151,12 +161,12 @@ void SqliteEventSink::run() {
   }
 }
 
-Status SqliteEventSink::write_batch(std::vector<SinkEntry>& batch,
+Status SqliteEventSink::write_batch(std::vector<Queued>& batch,
                                     std::vector<analytics::Event>& events) {
   Status s = db_->begin_immediate();
   if (!s.ok()) return Status::error("BEGIN IMMEDIATE: " + s.message());
-  for (SinkEntry& entry : batch) {
-    s = write_entry(entry, events);
+  for (Queued& queued : batch) {
+    s = write_entry(queued, events);
     if (!s.ok()) break;
   }
   if (s.ok()) {
@@ -167,7 +177,8 @@ Status SqliteEventSink::write_batch(std::vector<SinkEntry>& batch,
   return s;
 }
 
-Status SqliteEventSink::write_entry(SinkEntry& entry, std::vector<analytics::Event>& events) {
+Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event>& events) {
+  SinkEntry& entry = queued.entry;
   std::optional<int64_t> frame_seq;
   Status s;
   if (!entry.raw_frame.empty()) {
@@ -183,7 +194,8 @@ Status SqliteEventSink::write_entry(SinkEntry& entry, std::vector<analytics::Eve
       "INSERT INTO events (event_id, charge_point_id, event_type, ocpp_version, event_ts_ms, "
       "ingest_ts_ms, frame_seq, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   storage::Statement& insert_outbox = db_->cached("INSERT INTO outbox (event_seq) VALUES (?)");
-  for (analytics::Event& e : entry.events) {
+  for (size_t i = 0; i < entry.events.size(); ++i) {
+    analytics::Event& e = entry.events[i];
     s = insert_event.bind(1, e.event_id)
             .bind(2, e.charge_point_id)
             .bind(3, analytics::to_string(e.event_type))
@@ -191,7 +203,7 @@ Status SqliteEventSink::write_entry(SinkEntry& entry, std::vector<analytics::Eve
             .bind(5, e.event_ts_ms)
             .bind(6, e.ingest_ts_ms)
             .bind(7, frame_seq)
-            .bind(8, analytics::to_json_string(e))
+            .bind(8, queued.json[i])
             .run();
     if (!s.ok()) return Status::error("insert event: " + s.message());
     s = insert_outbox.bind(1, db_->last_insert_rowid()).run();
