@@ -1,0 +1,149 @@
+// gateway/rpc/mapper_util.cpp
+#include "gateway/rpc/mapper_util.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "analytics/time.hpp"
+#include "gateway/rpc/event_builder.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using nlohmann::json;
+
+// Members of a sampled value (either version) that describe the reading itself; anything else
+// on a value that went into a column would otherwise be lost.
+constexpr std::array<std::string_view, 8> kReadingMembers = {
+    "value", "measurand", "unit", "unitOfMeasure", "phase", "context", "location", "format"};
+
+bool same_instant(const MeterValueGroup& g, const json& ts, std::optional<int64_t> ms) {
+  if (g.timestamp_ms || ms) return g.timestamp_ms == ms;
+  return *g.timestamp == ts;
+}
+
+// Removes the member at `path` (slash-separated) and any object it leaves empty.
+void erase_path(json& object, std::string_view path) {
+  if (!object.is_object()) return;
+  const size_t slash = path.find('/');
+  const std::string key(path.substr(0, slash));
+  auto it = object.find(key);
+  if (it == object.end()) return;
+  if (slash == std::string_view::npos) {
+    object.erase(it);
+    return;
+  }
+  erase_path(*it, path.substr(slash + 1));
+  if (it->is_object() && it->empty()) object.erase(it);
+}
+
+}  // namespace
+
+std::optional<std::string_view> string_member(const json& object, std::string_view key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return std::string_view(it->get_ref<const std::string&>());
+}
+
+std::optional<int64_t> int_member(const json& object, std::string_view key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+const json* object_member(const json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? &*it : nullptr;
+}
+
+const json& member_or_null(const json& object, std::string_view key) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it != object.end() ? *it : kNull;
+}
+
+void keep_unmapped(const CallContext& ctx, analytics::Event& e, const json& payload,
+                   std::initializer_list<std::string_view> mapped_paths) {
+  if (!payload.is_object()) return;
+  if (!ctx.violations.empty()) {
+    e.extra["payload"] = payload;
+    return;
+  }
+  json rest = payload;
+  for (std::string_view path : mapped_paths) erase_path(rest, path);
+  for (auto it = rest.begin(); it != rest.end(); ++it) e.extra[it.key()] = std::move(it.value());
+}
+
+std::vector<MeterValueGroup> group_meter_values(const json& meter_values) {
+  std::vector<MeterValueGroup> groups;
+  if (!meter_values.is_array()) return groups;
+  static const json kNoTimestamp;
+  for (const json& entry : meter_values) {
+    const json* ts = &kNoTimestamp;
+    if (entry.is_object()) {
+      if (auto it = entry.find("timestamp"); it != entry.end()) ts = &*it;
+    }
+    std::optional<int64_t> ms;
+    if (ts->is_string()) ms = analytics::parse_rfc3339_ms(ts->get_ref<const std::string&>());
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const MeterValueGroup& g) { return same_instant(g, *ts, ms); });
+    if (it == groups.end()) it = groups.insert(groups.end(), MeterValueGroup{ts, ms, {}});
+    it->entries.push_back(&entry);
+  }
+  return groups;
+}
+
+const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
+                                  std::optional<int64_t> timestamp_ms) {
+  if (!timestamp_ms) return nullptr;
+  for (const auto& g : groups)
+    if (g.timestamp_ms == timestamp_ms) return &g;
+  return nullptr;
+}
+
+void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
+                             SampledValueReader read) {
+  for (const json* entry : group.entries) {
+    if (!entry->is_object()) {
+      e.extra["meter_value_details"].push_back(*entry);
+      continue;
+    }
+    json unknown = json::object();
+    for (auto it = entry->begin(); it != entry->end(); ++it) {
+      if (it.key() != "timestamp" && it.key() != "sampledValue") unknown[it.key()] = it.value();
+    }
+    if (!unknown.empty()) e.extra["meter_value_details"].push_back(std::move(unknown));
+
+    auto values = entry->find("sampledValue");
+    if (values == entry->end() || !values->is_array()) continue;
+    for (const json& sv : *values) {
+      if (!sv.is_object()) {
+        e.extra["sampled_values"].push_back(sv);
+        continue;
+      }
+      const SampledReading r = read(sv);
+      const size_t kept_before =
+          e.extra.contains("sampled_values") ? e.extra["sampled_values"].size() : 0;
+      apply_sampled_value(e, r.measurand, r.unit, r.value, sv);
+      const bool went_to_extra =
+          e.extra.contains("sampled_values") && e.extra["sampled_values"].size() > kept_before;
+      if (went_to_extra) continue;
+      json details = json::object();
+      for (auto it = sv.begin(); it != sv.end(); ++it) {
+        if (std::find(kReadingMembers.begin(), kReadingMembers.end(), it.key()) ==
+            kReadingMembers.end())
+          details[it.key()] = it.value();
+      }
+      if (details.empty()) continue;
+      details["measurand"] = r.measurand.empty() ? std::string("Energy.Active.Import.Register")
+                                                 : std::string(r.measurand);
+      e.extra["sampled_value_details"].push_back(std::move(details));
+    }
+  }
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,157 @@
+// ocpp201/handlers.cpp
+#include "ocpp201/handlers.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+
+#include "analytics/time.hpp"
+
+namespace ocppgw::ocpp201 {
+namespace {
+
+using nlohmann::json;
+
+// AuthorizationStatusEnumType of the 2.0.1 schemas.
+constexpr std::array<std::string_view, 10> kAuthorizationStatuses = {
+    "Accepted",           "Blocked",           "ConcurrentTx",  "Expired", "Invalid", "NoCredit",
+    "NotAllowedTypeEVSE", "NotAtThisLocation", "NotAtThisTime", "Unknown"};
+
+// Answers of fixed_answer(), as JSON text so the table reads like the wire. reasonCode is at
+// most 20 characters in the schema.
+struct FixedAnswer {
+  std::string_view action;
+  std::string_view response;
+};
+constexpr FixedAnswer kFixedAnswers[] = {
+    {"DataTransfer",
+     R"({"status":"UnknownVendorId","statusInfo":{"reasonCode":"UnknownVendorId",
+        "additionalInfo":"this CSMS implements no vendor-specific data transfer"}})"},
+    {"SignCertificate",
+     R"({"status":"Rejected","statusInfo":{"reasonCode":"NoCertAuthority",
+        "additionalInfo":"no certificate authority is configured on this CSMS"}})"},
+    {"Get15118EVCertificate",
+     R"({"status":"Failed","exiResponse":"","statusInfo":{"reasonCode":"NoContractBackend",
+        "additionalInfo":"no ISO 15118 contract certificate backend is configured"}})"},
+    {"GetCertificateStatus",
+     R"({"status":"Failed","statusInfo":{"reasonCode":"NoOcspResponder",
+        "additionalInfo":"no OCSP responder is configured on this CSMS"}})"},
+    // Rejected: no charging schedule will follow, since this CSMS does no smart charging.
+    {"NotifyEVChargingNeeds",
+     R"({"status":"Rejected","statusInfo":{"reasonCode":"NoSmartCharging",
+        "additionalInfo":"this CSMS does not compute charging schedules"}})"},
+    // Accepted only means "processed"; it approves nothing (schema description).
+    {"NotifyEVChargingSchedule", R"({"status":"Accepted"})"},
+};
+
+const std::map<std::string_view, json>& fixed_answers() {
+  static const std::map<std::string_view, json> answers = [] {
+    std::map<std::string_view, json> m;
+    for (const auto& a : kFixedAnswers) m.emplace(a.action, json::parse(a.response));
+    return m;
+  }();
+  return answers;
+}
+
+std::string now_text(const rpc::CallContext& ctx) {
+  return analytics::format_rfc3339_ms(ctx.ingest_ts_ms);
+}
+
+template <typename T>
+std::optional<T> optional_member(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+void add_flag(rpc::CallContext& ctx, std::string_view flag) {
+  if (std::find(ctx.flags.begin(), ctx.flags.end(), flag) == ctx.flags.end())
+    ctx.flags.emplace_back(flag);
+}
+
+}  // namespace
+
+json id_token_info_json(const rpc::IdTokenInfo& info) {
+  const bool known = std::find(kAuthorizationStatuses.begin(), kAuthorizationStatuses.end(),
+                               info.status) != kAuthorizationStatuses.end();
+  json out = {{"status", known ? info.status : std::string("Invalid")}};
+  if (info.expiry_ms) out["cacheExpiryDateTime"] = analytics::format_rfc3339_ms(*info.expiry_ms);
+  // 2.0.1 group tokens are typed; a group id kept by the CSMS is a central one.
+  if (info.parent_id) out["groupIdToken"] = {{"idToken", *info.parent_id}, {"type", "Central"}};
+  return out;
+}
+
+rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const json& req) {
+  const json& station = req.at("chargingStation");
+  rpc::BootInfo info;
+  info.vendor = station.at("vendorName").get<std::string>();
+  info.model = station.at("model").get<std::string>();
+  info.serial_number = optional_member<std::string>(station, "serialNumber");
+  info.firmware_version = optional_member<std::string>(station, "firmwareVersion");
+  info.reason = req.at("reason").get<std::string>();
+  const rpc::BootDecision decision = ctx.state.boot(ctx, info);
+  return json{{"currentTime", now_text(ctx)},
+              {"interval", decision.interval_s},
+              {"status", decision.status}};
+}
+
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
+  return json{{"currentTime", now_text(ctx)}};
+}
+
+rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const json& req) {
+  const auto token = req.at("idToken").at("idToken").get<std::string>();
+  return json{{"idTokenInfo", id_token_info_json(ctx.state.authorize(ctx, token))}};
+}
+
+rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& req) {
+  const json& info = req.at("transactionInfo");
+  rpc::TransactionEvent201 tx;
+  tx.transaction_id = info.at("transactionId").get<std::string>();
+  tx.event_type = req.at("eventType").get<std::string>();
+  tx.seq_no = req.at("seqNo").get<int64_t>();
+  // The state orders events by device time; an unreadable one is flagged by the mapper and
+  // must not stop the frame from being acknowledged.
+  tx.timestamp_ms = analytics::parse_rfc3339_ms(req.at("timestamp").get<std::string>())
+                        .value_or(ctx.ingest_ts_ms);
+  tx.offline = req.value("offline", false);
+  if (auto evse = req.find("evse"); evse != req.end()) {
+    tx.evse_id = evse->at("id").get<int64_t>();
+    tx.connector_id = optional_member<int64_t>(*evse, "connectorId");
+  }
+  if (auto token = req.find("idToken"); token != req.end())
+    tx.id_token = token->at("idToken").get<std::string>();
+  tx.stopped_reason = optional_member<std::string>(info, "stoppedReason");
+
+  rpc::TransactionEvent201Result result = ctx.state.transaction_event(ctx, tx);
+  for (const auto& flag : result.flags) add_flag(ctx, flag);
+
+  json response = json::object();
+  if (tx.id_token) {
+    // The spec asks for idTokenInfo whenever an idToken was sent.
+    const rpc::IdTokenInfo token_info =
+        result.id_token_info ? *result.id_token_info : ctx.state.authorize(ctx, *tx.id_token);
+    response["idTokenInfo"] = id_token_info_json(token_info);
+  }
+  return response;
+}
+
+rpc::HandleResult handle_notify_report(rpc::CallContext& ctx, const json& req) {
+  ctx.state.store_report(ctx, req.at("requestId").get<int64_t>(), req.at("seqNo").get<int64_t>(),
+                         req.value("reportData", json::array()));
+  return json::object();
+}
+
+rpc::HandleResult empty_response(rpc::CallContext&, const json&) { return json::object(); }
+
+rpc::HandleResult fixed_answer(rpc::CallContext& ctx, const json&) {
+  const auto& answers = fixed_answers();
+  auto it = answers.find(ctx.action);
+  if (it == answers.end())
+    return rpc::CallError{rpc::RpcError::InternalError,
+                          "no fixed answer for " + std::string(ctx.action)};
+  return it->second;
+}
+
+}  // namespace ocppgw::ocpp201

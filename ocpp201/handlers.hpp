@@ -1,0 +1,29 @@
+// ocpp201/handlers.hpp: request -> response for the 2.0.1 actions. Each handler is a pure
+// function of the request and ctx.state; actions that answer the same way share one handler.
+// Called on the session's strand; no I/O of their own.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gateway/rpc/action.hpp"
+
+namespace ocppgw::ocpp201 {
+
+rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_notify_report(rpc::CallContext& ctx, const nlohmann::json& req);
+
+// `{}`: the response of every notification whose response schema has no required member.
+rpc::HandleResult empty_response(rpc::CallContext& ctx, const nlohmann::json& req);
+
+// A fixed, schema-valid answer chosen by ctx.action, for requests this gateway cannot serve
+// yet (no CA, OCSP responder, ISO 15118 backend, smart charging, vendor extensions): the
+// refusal or failure status the schema offers, with a statusInfo saying why.
+rpc::HandleResult fixed_answer(rpc::CallContext& ctx, const nlohmann::json& req);
+
+// idTokenInfo in 2.0.1 shape (status outside the 2.0.1 enum becomes "Invalid").
+nlohmann::json id_token_info_json(const rpc::IdTokenInfo& info);
+
+}  // namespace ocppgw::ocpp201

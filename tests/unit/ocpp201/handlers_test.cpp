@@ -1,0 +1,177 @@
+// tests/unit/ocpp201/handlers_test.cpp: the answers of the 2.0.1 handlers and what they ask of
+// CsmsState, through rpc::dispatch.
+#include "ocpp201/handlers.hpp"
+
+#include <gtest/gtest.h>
+
+#include "analytics/time.hpp"
+#include "tests/unit/ocpp201/harness.hpp"
+#include "tests/unit/ocpp201/payloads.hpp"
+
+namespace ocppgw::ocpp201::test {
+namespace {
+
+json sample(std::string_view action) {
+  for (auto& s : action_samples())
+    if (s.action == action) return s.request;
+  ADD_FAILURE() << "no sample for " << action;
+  return json::object();
+}
+
+TEST(Ocpp201Handlers, BootNotificationRegistersTheStationAndAnswersStatusTimeInterval) {
+  Harness h;
+  h.state.boot_interval_s = 120;
+  const auto r = h.call("BootNotification", sample("BootNotification"));
+  const json resp = result_payload(r, "BootNotification");
+  EXPECT_EQ(resp["status"], "Accepted");
+  EXPECT_EQ(resp["interval"], 120);
+  EXPECT_EQ(resp["currentTime"], analytics::format_rfc3339_ms(kIngestMs));
+  ASSERT_EQ(h.state.boots.size(), 1u);
+  EXPECT_EQ(h.state.boots[0].vendor, "ABB");
+  EXPECT_EQ(h.state.boots[0].model, "Terra AC W22");
+  EXPECT_EQ(h.state.boots[0].serial_number, "TACW22-0042");
+  EXPECT_EQ(h.state.boots[0].firmware_version, "1.8.21");
+  EXPECT_EQ(h.state.boots[0].reason, "PowerUp");
+
+  ASSERT_EQ(r.events.size(), 1u);
+  const auto& e = r.events[0];
+  EXPECT_EQ(e.extra["chargingStation"]["vendorName"], "ABB");
+  EXPECT_EQ(e.extra["chargingStation"]["modem"]["iccid"], "8931440000000000001");
+  EXPECT_EQ(e.extra["reason"], "PowerUp");
+  EXPECT_EQ(e.extra["boot_status"], "Accepted");
+  EXPECT_EQ(e.extra["interval_s"], 120);
+}
+
+TEST(Ocpp201Handlers, BootNotificationPassesPendingAndRejectedThrough) {
+  for (const char* status : {"Pending", "Rejected"}) {
+    Harness h;
+    h.state.boot_status = status;
+    const json resp =
+        result_payload(h.call("BootNotification", sample("BootNotification")), "BootNotification");
+    EXPECT_EQ(resp["status"], status);
+  }
+}
+
+TEST(Ocpp201Handlers, HeartbeatAnswersTheGatewayTime) {
+  Harness h;
+  const auto r = h.call("Heartbeat", json::object());
+  EXPECT_EQ(result_payload(r, "Heartbeat"), json({{"currentTime", "2024-06-01T10:00:00.000Z"}}));
+  EXPECT_EQ(r.events[0].event_ts_ms, kIngestMs);
+}
+
+TEST(Ocpp201Handlers, AuthorizeAnswersEveryTwoZeroOneStatus) {
+  for (const char* status :
+       {"Accepted", "Blocked", "ConcurrentTx", "Expired", "Invalid", "NoCredit",
+        "NotAllowedTypeEVSE", "NotAtThisLocation", "NotAtThisTime", "Unknown"}) {
+    SCOPED_TRACE(status);
+    Harness h;
+    h.state.tokens["04A2B3C4D5E680"] = rpc::IdTokenInfo{status, std::nullopt, std::nullopt};
+    const auto r = h.call("Authorize", sample("Authorize"));
+    const json resp = result_payload(r, "Authorize");
+    EXPECT_EQ(resp["idTokenInfo"]["status"], status);
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].id_token_hash, token_hash("04A2B3C4D5E680"));
+    EXPECT_EQ(r.events[0].extra["authorization_status"], status);
+    EXPECT_EQ(r.events[0].extra["id_token_type"], "ISO14443");
+  }
+}
+
+TEST(Ocpp201Handlers, AuthorizeCarriesExpiryAndGroupToken) {
+  Harness h;
+  const int64_t expiry = *analytics::parse_rfc3339_ms("2024-07-01T00:00:00Z");
+  h.state.tokens["04A2B3C4D5E680"] = rpc::IdTokenInfo{"Accepted", expiry, "FLEET-7"};
+  const json resp = result_payload(h.call("Authorize", sample("Authorize")), "Authorize");
+  EXPECT_EQ(resp["idTokenInfo"]["cacheExpiryDateTime"], "2024-07-01T00:00:00.000Z");
+  EXPECT_EQ(resp["idTokenInfo"]["groupIdToken"],
+            json({{"idToken", "FLEET-7"}, {"type", "Central"}}));
+}
+
+TEST(Ocpp201Handlers, StatusOutsideTheTwoZeroOneEnumBecomesInvalid) {
+  // A CsmsState shared with 1.6 could answer a 1.6-only word; the schema must still hold.
+  EXPECT_EQ(id_token_info_json({"NotAllowedTypeSource", std::nullopt, std::nullopt})["status"],
+            "Invalid");
+  EXPECT_EQ(id_token_info_json({"NoCredit", std::nullopt, std::nullopt})["status"], "NoCredit");
+}
+
+TEST(Ocpp201Handlers, AuthorizeUnknownTokenGetsTheStateDefault) {
+  Harness h;
+  h.state.unknown_token_status = "Unknown";
+  const json resp = result_payload(h.call("Authorize", sample("Authorize")), "Authorize");
+  EXPECT_EQ(resp["idTokenInfo"], json({{"status", "Unknown"}}));
+}
+
+TEST(Ocpp201Handlers, TransactionEventAnswersIdTokenInfoOnlyWhenATokenWasSent) {
+  Harness h;
+  h.state.tokens["04A2B3C4D5E680"] = rpc::IdTokenInfo{"Accepted", std::nullopt, std::nullopt};
+  json started = sample("TransactionEvent");
+  json resp = result_payload(h.call("TransactionEvent", started), "TransactionEvent");
+  EXPECT_EQ(resp, json({{"idTokenInfo", {{"status", "Accepted"}}}}));
+
+  json updated = started;
+  updated["eventType"] = "Updated";
+  updated["seqNo"] = 1;
+  updated["triggerReason"] = "MeterValuePeriodic";
+  updated.erase("idToken");
+  resp = result_payload(h.call("TransactionEvent", updated, "msg-2"), "TransactionEvent");
+  EXPECT_EQ(resp, json::object());
+}
+
+TEST(Ocpp201Handlers, NotifyReportIsStoredPerChargePoint) {
+  Harness h;
+  const json req = sample("NotifyReport");
+  const auto r = h.call("NotifyReport", req);
+  EXPECT_EQ(result_payload(r, "NotifyReport"), json::object());
+  ASSERT_EQ(h.state.reports.size(), 1u);
+  const auto& [cp, request_id, seq_no, data] = h.state.reports[0];
+  EXPECT_EQ(cp, kChargePoint);
+  EXPECT_EQ(request_id, 17);
+  EXPECT_EQ(seq_no, 0);
+  EXPECT_EQ(data, req["reportData"]);
+  EXPECT_EQ(r.events[0].event_type, analytics::EventType::NotifyReport);
+  EXPECT_EQ(r.events[0].event_ts_ms, *analytics::parse_rfc3339_ms("2024-06-01T09:57:00Z"));
+  EXPECT_EQ(r.events[0].extra["reportData"], req["reportData"]);
+}
+
+TEST(Ocpp201Handlers, RequestsWithoutABackendAreRefusedWithTheSchemaStatusAndRecorded) {
+  const std::pair<std::string_view, std::string_view> expected[] = {
+      {"SignCertificate", "Rejected"},       {"Get15118EVCertificate", "Failed"},
+      {"GetCertificateStatus", "Failed"},    {"DataTransfer", "UnknownVendorId"},
+      {"NotifyEVChargingNeeds", "Rejected"}, {"NotifyEVChargingSchedule", "Accepted"},
+  };
+  for (const auto& [action, status] : expected) {
+    SCOPED_TRACE(std::string(action));
+    Harness h;
+    const auto r = h.call(action, sample(action));
+    const json resp = result_payload(r, action);
+    EXPECT_EQ(resp["status"], status);
+    if (status != "Accepted") {
+      EXPECT_TRUE(resp["statusInfo"].contains("reasonCode"));
+    }
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].extra["response_status"], status);
+  }
+}
+
+TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
+  Harness h;
+  const json req = sample("SignCertificate");
+  const auto r = h.call("SignCertificate", req);
+  EXPECT_EQ(r.events[0].event_type, analytics::EventType::Notification);
+  EXPECT_EQ(r.events[0].extra["csr"], req["csr"]);
+  EXPECT_EQ(r.events[0].extra["certificateType"], "ChargingStationCertificate");
+}
+
+TEST(Ocpp201Handlers, EmptyResponseActionsAnswerAnEmptyObject) {
+  for (std::string_view action :
+       {"StatusNotification", "MeterValues", "NotifyEvent", "NotifyMonitoringReport",
+        "SecurityEventNotification", "FirmwareStatusNotification",
+        "PublishFirmwareStatusNotification", "LogStatusNotification", "ClearedChargingLimit",
+        "NotifyChargingLimit", "ReportChargingProfiles", "ReservationStatusUpdate",
+        "NotifyCustomerInformation", "NotifyDisplayMessages"}) {
+    Harness h;
+    EXPECT_EQ(result_payload(h.call(action, sample(action)), action), json::object()) << action;
+  }
+}
+
+}  // namespace
+}  // namespace ocppgw::ocpp201::test

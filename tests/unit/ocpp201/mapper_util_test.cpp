@@ -1,0 +1,112 @@
+// tests/unit/ocpp201/mapper_util_test.cpp: the version-neutral mapper helpers in
+// gateway/rpc/mapper_util, exercised with a 2.0.1-shaped and a 1.6-shaped reader.
+#include "gateway/rpc/mapper_util.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "analytics/time.hpp"
+#include "tests/support/fake_csms_state.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using nlohmann::json;
+
+// 1.6 sends numbers as strings and the unit beside the value.
+SampledReading read_v16(const json& sv) {
+  SampledReading r;
+  if (auto m = string_member(sv, "measurand")) r.measurand = *m;
+  if (auto u = string_member(sv, "unit")) r.unit = *u;
+  if (auto v = string_member(sv, "value")) r.value = std::stod(std::string(*v));
+  return r;
+}
+
+TEST(RpcMapperUtil, GroupsEntriesByInstantInFirstSeenOrder) {
+  const json mv = json::parse(R"([
+    {"timestamp":"2024-06-01T09:05:00Z","sampledValue":[]},
+    {"timestamp":"2024-06-01T09:00:00Z","sampledValue":[]},
+    {"timestamp":"2024-06-01T11:05:00+02:00","sampledValue":[]},
+    {"timestamp":"garbage","sampledValue":[]},
+    {"timestamp":"garbage","sampledValue":[]}])");
+  const auto groups = group_meter_values(mv);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].entries.size(), 2u);  // 09:05Z and 11:05+02:00 are one instant
+  EXPECT_EQ(*groups[0].timestamp, "2024-06-01T09:05:00Z");
+  EXPECT_EQ(groups[1].entries.size(), 1u);
+  EXPECT_FALSE(groups[2].timestamp_ms.has_value());
+  EXPECT_EQ(groups[2].entries.size(), 2u);
+  EXPECT_EQ(find_group(groups, analytics::parse_rfc3339_ms("2024-06-01T09:00:00Z")), &groups[1]);
+  EXPECT_EQ(find_group(groups, std::nullopt), nullptr);
+  EXPECT_TRUE(group_meter_values(json("not an array")).empty());
+}
+
+TEST(RpcMapperUtil, AppliesAOneSixShapedGroupThroughItsReader) {
+  const json mv = json::parse(R"([{"timestamp":"2024-06-01T09:00:00Z","sampledValue":[
+      {"value":"12.5","unit":"kWh","measurand":"Energy.Active.Import.Register"},
+      {"value":"00AB12","format":"SignedData","context":"Transaction.End"}]}])");
+  analytics::Event e;
+  apply_meter_value_group(e, group_meter_values(mv)[0], &read_v16);
+  EXPECT_DOUBLE_EQ(*e.meter_wh, 12500.0);
+  // Signed data is not a number: kept whole.
+  ASSERT_EQ(e.extra["sampled_values"].size(), 1u);
+  EXPECT_EQ(e.extra["sampled_values"][0]["format"], "SignedData");
+  EXPECT_FALSE(e.extra.contains("sampled_value_details"));
+}
+
+TEST(RpcMapperUtil, KeepsEntryLevelCustomData) {
+  const json mv = json::parse(R"([{"timestamp":"2024-06-01T09:00:00Z",
+      "customData":{"vendorId":"x","meterSerial":"M1"},"sampledValue":[{"value":"1"}]}])");
+  analytics::Event e;
+  apply_meter_value_group(e, group_meter_values(mv)[0], &read_v16);
+  EXPECT_EQ(e.extra["meter_value_details"][0]["customData"]["meterSerial"], "M1");
+}
+
+TEST(RpcMapperUtil, MemberAccessNeverThrowsOnWrongTypes) {
+  const json j = {{"s", 1}, {"i", "1"}, {"o", json::array()}, {"ok", "text"}, {"n", 7}};
+  EXPECT_FALSE(string_member(j, "s").has_value());
+  EXPECT_FALSE(int_member(j, "i").has_value());
+  EXPECT_EQ(object_member(j, "o"), nullptr);
+  EXPECT_EQ(string_member(j, "ok"), "text");
+  EXPECT_EQ(int_member(j, "n"), 7);
+  EXPECT_FALSE(int_member(json::array(), "n").has_value());
+  EXPECT_FALSE(int_member(json{{"f", 1.5}}, "f").has_value());
+}
+
+class KeepUnmapped : public ::testing::Test {
+ protected:
+  testing::FakeCsmsState state;
+  Policy policy;
+  CallContext ctx{.charge_point_id = "CP",
+                  .version = OcppVersion::v201,
+                  .message_id = "m",
+                  .action = "TransactionEvent",
+                  .ingest_ts_ms = 0,
+                  .mode = ValidationMode::Strict,
+                  .policy = policy,
+                  .state = state,
+                  .writes = nullptr,
+                  .flags = {},
+                  .violations = json::array()};
+};
+
+TEST_F(KeepUnmapped, RemovesMappedPathsAndKeepsNesting) {
+  const json payload = json::parse(R"({"seqNo":1,"transactionInfo":{"transactionId":"t",
+      "chargingState":"Charging"},"evse":{"id":1},"customData":{"vendorId":"v"}})");
+  analytics::Event e;
+  keep_unmapped(ctx, e, payload, {"seqNo", "transactionInfo/transactionId", "evse/id"});
+  EXPECT_EQ(e.extra, json::parse(R"({"transactionInfo":{"chargingState":"Charging"},
+      "customData":{"vendorId":"v"}})"));
+}
+
+TEST_F(KeepUnmapped, KeepsTheWholePayloadWhenTheFrameBrokeItsSchema) {
+  ctx.violations.push_back({{"path", "/seqNo"}, {"message", "wrong type"}});
+  const json payload = {{"seqNo", "1"}, {"evse", {{"id", 1}}}};
+  analytics::Event e;
+  keep_unmapped(ctx, e, payload, {"seqNo", "evse/id"});
+  EXPECT_EQ(e.extra["payload"], payload);
+}
+
+}  // namespace
+}  // namespace ocppgw::rpc
