@@ -49,10 +49,18 @@ json without_id_token(const json& req) {
   return copy;
 }
 
-void keep_authorization_status(Event& e, const json& resp) {
-  if (const json* info = object_member(resp, "idTokenInfo")) {
-    if (auto status = string_member(*info, "status"))
-      e.extra["authorization_status"] = std::string(*status);
+// What the CSMS decided about the token, as in the 1.6 mappers' id_tag_* keys; the group
+// token is a token too, so only its hash is kept.
+void keep_id_token_info(const rpc::CallContext& ctx, Event& e, const json& resp) {
+  const json* info = object_member(resp, "idTokenInfo");
+  if (!info) return;
+  if (auto status = string_member(*info, "status"))
+    e.extra["id_token_status"] = std::string(*status);
+  if (auto expiry = string_member(*info, "cacheExpiryDateTime"))
+    e.extra["id_token_expiry"] = std::string(*expiry);
+  if (const json* group = object_member(*info, "groupIdToken")) {
+    if (auto token = string_member(*group, "idToken"))
+      e.extra["group_id_token_hash"] = rpc::hash_token(ctx, *token);
   }
 }
 
@@ -81,8 +89,9 @@ void map_boot_notification(const rpc::CallContext& ctx, const json& req, const j
                            rpc::EventBuilder& out) {
   Event& e = out.add(EventType::BootNotification);
   rpc::keep_unmapped(ctx, e, req, {});
-  e.extra["boot_status"] = rpc::member_or_null(resp, "status");
-  e.extra["interval_s"] = rpc::member_or_null(resp, "interval");
+  // Same keys as the 1.6 mapper, so health views read one shape.
+  e.extra["registration_status"] = rpc::member_or_null(resp, "status");
+  e.extra["interval"] = rpc::member_or_null(resp, "interval");
 }
 
 void map_heartbeat(const rpc::CallContext& ctx, const json& req, const json&,
@@ -106,7 +115,7 @@ void map_authorize(const rpc::CallContext& ctx, const json& req, const json& res
                    rpc::EventBuilder& out) {
   Event& e = out.add(EventType::Authorize);
   apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
-  keep_authorization_status(e, resp);
+  keep_id_token_info(ctx, e, resp);
   rpc::keep_unmapped(ctx, e, without_id_token(req), {});
 }
 
@@ -141,7 +150,7 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
   };
   auto first_extra = [&](Event& e) {
     apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
-    keep_authorization_status(e, resp);
+    keep_id_token_info(ctx, e, resp);
     rpc::keep_unmapped(ctx, e, without_id_token(req),
                        {"eventType", "timestamp", "triggerReason", "seqNo", "offline", "meterValue",
                         "transactionInfo/transactionId", "transactionInfo/stoppedReason", "evse/id",

@@ -12,10 +12,21 @@ namespace {
 
 using nlohmann::json;
 
-// Members of a sampled value (either version) that describe the reading itself; anything else
-// on a value that went into a column would otherwise be lost.
-constexpr std::array<std::string_view, 8> kReadingMembers = {
-    "value", "measurand", "unit", "unitOfMeasure", "phase", "context", "location", "format"};
+// Members of a sampled value (either version) that the columns themselves express; every other
+// member of a value that went into a column (context, location, format, signedMeterValue,
+// customData) is kept beside it.
+constexpr std::array<std::string_view, 5> kColumnMembers = {"value", "measurand", "unit",
+                                                            "unitOfMeasure", "phase"};
+
+struct Column {
+  std::string_view name;
+  std::optional<double> analytics::Event::*field;
+};
+constexpr Column kColumns[] = {{"meter_wh", &analytics::Event::meter_wh},
+                               {"power_w", &analytics::Event::power_w},
+                               {"current_a", &analytics::Event::current_a},
+                               {"voltage_v", &analytics::Event::voltage_v},
+                               {"soc_pct", &analytics::Event::soc_pct}};
 
 bool same_instant(const MeterValueGroup& g, const json& ts, std::optional<int64_t> ms) {
   if (g.timestamp_ms || ms) return g.timestamp_ms == ms;
@@ -114,7 +125,9 @@ void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
     }
     json unknown = json::object();
     for (auto it = entry->begin(); it != entry->end(); ++it) {
-      if (it.key() != "timestamp" && it.key() != "sampledValue") unknown[it.key()] = it.value();
+      const bool mapped =
+          it.key() == "timestamp" || (it.key() == "sampledValue" && it.value().is_array());
+      if (!mapped) unknown[it.key()] = it.value();
     }
     if (!unknown.empty()) e.extra["meter_value_details"].push_back(std::move(unknown));
 
@@ -126,22 +139,22 @@ void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
         continue;
       }
       const SampledReading r = read(sv);
-      const size_t kept_before =
-          e.extra.contains("sampled_values") ? e.extra["sampled_values"].size() : 0;
+      bool was_set[std::size(kColumns)];
+      for (size_t i = 0; i < std::size(kColumns); ++i)
+        was_set[i] = (e.*kColumns[i].field).has_value();
       apply_sampled_value(e, r.measurand, r.unit, r.value, sv);
-      const bool went_to_extra =
-          e.extra.contains("sampled_values") && e.extra["sampled_values"].size() > kept_before;
-      if (went_to_extra) continue;
-      json details = json::object();
-      for (auto it = sv.begin(); it != sv.end(); ++it) {
-        if (std::find(kReadingMembers.begin(), kReadingMembers.end(), it.key()) ==
-            kReadingMembers.end())
-          details[it.key()] = it.value();
+      for (size_t i = 0; i < std::size(kColumns); ++i) {
+        if (was_set[i] || !(e.*kColumns[i].field)) continue;
+        json attributes = json::object();
+        for (auto it = sv.begin(); it != sv.end(); ++it) {
+          if (std::find(kColumnMembers.begin(), kColumnMembers.end(), it.key()) ==
+              kColumnMembers.end())
+            attributes[it.key()] = it.value();
+        }
+        if (!attributes.empty())
+          e.extra["sampled_value_attributes"][std::string(kColumns[i].name)] =
+              std::move(attributes);
       }
-      if (details.empty()) continue;
-      details["measurand"] = r.measurand.empty() ? std::string("Energy.Active.Import.Register")
-                                                 : std::string(r.measurand);
-      e.extra["sampled_value_details"].push_back(std::move(details));
     }
   }
 }

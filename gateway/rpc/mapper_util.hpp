@@ -62,9 +62,9 @@ const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
                                   std::optional<int64_t> timestamp_ms);
 
 // Applies every sampled value of the group's entries with rpc::apply_sampled_value. What a column
-// cannot hold is kept in extra: a sampled value that filled a column but carried more than a
-// reading (signedMeterValue, customData) leaves those members in extra.sampled_value_details
-// [{measurand, ...}], and unknown members of an entry go to extra.meter_value_details. Does not
+// cannot hold is kept in extra: the other members of a value that filled a column (context,
+// location, format, signedMeterValue, customData) go to extra.sampled_value_attributes.<column>
+// (e.g. .meter_wh), and unknown members of an entry to extra.meter_value_details. Does not
 // touch event_ts: the caller decides whose time the event carries.
 void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
                              SampledValueReader read);

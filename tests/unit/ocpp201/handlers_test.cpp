@@ -38,8 +38,8 @@ TEST(Ocpp201Handlers, BootNotificationRegistersTheStationAndAnswersStatusTimeInt
   EXPECT_EQ(e.extra["chargingStation"]["vendorName"], "ABB");
   EXPECT_EQ(e.extra["chargingStation"]["modem"]["iccid"], "8931440000000000001");
   EXPECT_EQ(e.extra["reason"], "PowerUp");
-  EXPECT_EQ(e.extra["boot_status"], "Accepted");
-  EXPECT_EQ(e.extra["interval_s"], 120);
+  EXPECT_EQ(e.extra["registration_status"], "Accepted");
+  EXPECT_EQ(e.extra["interval"], 120);
 }
 
 TEST(Ocpp201Handlers, BootNotificationPassesPendingAndRejectedThrough) {
@@ -71,7 +71,7 @@ TEST(Ocpp201Handlers, AuthorizeAnswersEveryTwoZeroOneStatus) {
     EXPECT_EQ(resp["idTokenInfo"]["status"], status);
     ASSERT_EQ(r.events.size(), 1u);
     EXPECT_EQ(r.events[0].id_token_hash, token_hash("04A2B3C4D5E680"));
-    EXPECT_EQ(r.events[0].extra["authorization_status"], status);
+    EXPECT_EQ(r.events[0].extra["id_token_status"], status);
     EXPECT_EQ(r.events[0].extra["id_token_type"], "ISO14443");
   }
 }

@@ -52,7 +52,18 @@ TEST(RpcMapperUtil, AppliesAOneSixShapedGroupThroughItsReader) {
   // Signed data is not a number: kept whole.
   ASSERT_EQ(e.extra["sampled_values"].size(), 1u);
   EXPECT_EQ(e.extra["sampled_values"][0]["format"], "SignedData");
-  EXPECT_FALSE(e.extra.contains("sampled_value_details"));
+  EXPECT_FALSE(e.extra.contains("sampled_value_attributes"));
+}
+
+TEST(RpcMapperUtil, KeepsTheAttributesOfAValueThatFilledAColumn) {
+  const json mv = json::parse(R"([{"timestamp":"2024-06-01T09:00:00Z","sampledValue":[
+      {"value":"7","unit":"kW","measurand":"Power.Active.Import","context":"Sample.Clock",
+       "location":"Outlet"}]}])");
+  analytics::Event e;
+  apply_meter_value_group(e, group_meter_values(mv)[0], &read_v16);
+  EXPECT_DOUBLE_EQ(*e.power_w, 7000.0);
+  EXPECT_EQ(e.extra["sampled_value_attributes"],
+            json::parse(R"({"power_w":{"context":"Sample.Clock","location":"Outlet"}})"));
 }
 
 TEST(RpcMapperUtil, KeepsEntryLevelCustomData) {

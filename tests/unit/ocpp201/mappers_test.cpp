@@ -70,8 +70,9 @@ TEST_F(Ocpp201Transaction, LifecycleMapsToStartMeterValuesStop) {
   EXPECT_EQ(e.meter_wh, 1234.5);
   EXPECT_EQ(e.event_ts_ms, ms("2024-06-01T08:00:00Z"));
   EXPECT_EQ(e.extra["transactionInfo"], json({{"chargingState", "EVConnected"}}));
+  EXPECT_EQ(e.extra["sampled_value_attributes"]["meter_wh"]["context"], "Transaction.Begin");
   EXPECT_EQ(e.extra["id_token_type"], "MacAddress");
-  EXPECT_EQ(e.extra["authorization_status"], "Accepted");
+  EXPECT_EQ(e.extra["id_token_status"], "Accepted");
   EXPECT_FALSE(e.extra.contains("evse"));  // fully mapped
   EXPECT_TRUE(e.flags.empty());
 
@@ -339,10 +340,9 @@ TEST(Ocpp201MeterValues, SignedMeterValueIsKeptInExtra) {
   result_payload(r, "MeterValues");
   ASSERT_EQ(r.events.size(), 1u);
   EXPECT_EQ(r.events[0].meter_wh, 4321.0);
-  ASSERT_TRUE(r.events[0].extra.contains("sampled_value_details"));
-  EXPECT_EQ(r.events[0].extra["sampled_value_details"][0]["signedMeterValue"], signed_value);
-  EXPECT_EQ(r.events[0].extra["sampled_value_details"][0]["measurand"],
-            "Energy.Active.Import.Register");
+  const json& attributes = r.events[0].extra["sampled_value_attributes"]["meter_wh"];
+  EXPECT_EQ(attributes["signedMeterValue"], signed_value);
+  EXPECT_EQ(attributes["context"], "Transaction.End");
 }
 
 TEST(Ocpp201MeterValues, ReaderScalesByPowersOfTen) {
