@@ -14,7 +14,8 @@ using nlohmann::json;
 constexpr size_t kMaxRawKept = 64 * 1024;
 
 std::string schema_name(const Protocol& p, std::string_view action, bool response) {
-  return std::string(action) + std::string(response ? std::string_view("Response") : p.request_suffix);
+  return std::string(action) +
+         std::string(response ? std::string_view("Response") : p.request_suffix);
 }
 
 json violations_json(const ValidationOutcome& v) {
@@ -23,17 +24,48 @@ json violations_json(const ValidationOutcome& v) {
   return out;
 }
 
-// A frame refused before or during handling: CALLERROR (when we have an id) + Invalid event.
+// A frame refused before or during handling: CALLERROR + Invalid event. A CALLERROR answers
+// only a CALL: a broken CALLRESULT/CALLERROR is recorded, never answered (answering could start
+// an endless error exchange). When no id could be read, "-1" stands in for it (OCPP 2.0.1
+// part 4, RpcFrameworkError), so the peer still learns why nothing happened.
 InboundResult refuse(const CallContext& ctx, std::string_view text, std::string_view message_id,
-                     const CallError& error) {
+                     const CallError& error, bool answer = true) {
   InboundResult r;
   r.error = error.description;
   r.events.push_back(invalid_event(ctx, text, error.description));
   r.events.back().error_code = std::string(wire_name(error.code, ctx.version));
-  if (!message_id.empty())
-    r.reply = serialize_call_error(message_id, error.code, ctx.version, error.description);
+  if (answer)
+    r.reply = serialize_call_error(message_id.empty() ? std::string_view("-1") : message_id,
+                                   error.code, ctx.version, error.description);
   return r;
 }
+
+// The frame's strings die with dispatch(), and flags/violations belong to one frame: the
+// caller gets its context back as it passed it in.
+class ContextRestorer {
+ public:
+  explicit ContextRestorer(CallContext& ctx)
+      : ctx_(ctx),
+        message_id_(ctx.message_id),
+        action_(ctx.action),
+        flag_count_(ctx.flags.size()),
+        violations_(ctx.violations) {}
+  ~ContextRestorer() {
+    ctx_.message_id = message_id_;
+    ctx_.action = action_;
+    ctx_.flags.resize(flag_count_);
+    ctx_.violations = std::move(violations_);
+  }
+  ContextRestorer(const ContextRestorer&) = delete;
+  ContextRestorer& operator=(const ContextRestorer&) = delete;
+
+ private:
+  CallContext& ctx_;
+  std::string_view message_id_;
+  std::string_view action_;
+  size_t flag_count_;
+  json violations_;
+};
 
 }  // namespace
 
@@ -44,11 +76,14 @@ const ActionSpec* Protocol::find(std::string_view action) const {
 }
 
 InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_view text) {
+  const ContextRestorer restore(ctx);
   ParseResult parsed = parse_frame(text);
   if (!parsed.frame) {
     ctx.message_id = parsed.message_id ? std::string_view(*parsed.message_id) : std::string_view();
     ctx.action = parsed.action ? std::string_view(*parsed.action) : std::string_view();
-    return refuse(ctx, text, ctx.message_id, parsed.error);
+    const bool answer =
+        parsed.type != MessageType::CallResult && parsed.type != MessageType::CallError;
+    return refuse(ctx, text, ctx.message_id, parsed.error, answer);
   }
   Frame& frame = *parsed.frame;
   ctx.message_id = frame.message_id;
@@ -78,9 +113,9 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
     handled = spec->handle(ctx, frame.payload);
   } catch (const json::exception& e) {
     // Only reachable in lenient mode: the payload broke the schema in a way the handler needs.
-    CallError error{request_check.ok ? RpcError::InternalError : request_check.code,
-                    request_check.ok ? std::string("handler failed: ") + e.what()
-                                     : request_check.summary()};
+    CallError error{
+        request_check.ok ? RpcError::InternalError : request_check.code,
+        request_check.ok ? std::string("handler failed: ") + e.what() : request_check.summary()};
     return refuse(ctx, text, frame.message_id, error);
   }
   if (auto* error = std::get_if<CallError>(&handled))
@@ -97,10 +132,18 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
   }
 
   InboundResult r;
-  EventBuilder builder(ctx, frame.payload.dump());
-  spec->to_events(ctx, frame.payload, response, builder);
-  r.events = std::move(builder).finish();
   r.reply = serialize_call_result(frame.message_id, response);
+  try {
+    EventBuilder builder(ctx, frame.payload.dump());
+    spec->to_events(ctx, frame.payload, response, builder);
+    r.events = std::move(builder).finish();
+  } catch (const json::exception& e) {
+    // The handler has answered and may have changed state, so the reply stands; the frame is
+    // kept whole as an Invalid event rather than lost.
+    r.error = std::string("mapping failed: ") + e.what();
+    r.events.clear();
+    r.events.push_back(invalid_event(ctx, text, r.error));
+  }
   return r;
 }
 

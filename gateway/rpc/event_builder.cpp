@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "analytics/time.hpp"
 
@@ -30,8 +31,8 @@ Event& EventBuilder::add(analytics::EventType type) {
 std::vector<Event> EventBuilder::finish() && {
   for (size_t i = 0; i < events_.size(); ++i) {
     Event& e = events_[i];
-    e.event_id =
-        analytics::make_event_id(ctx_.charge_point_id, ctx_.message_id, ctx_.action, payload_bytes_, i);
+    e.event_id = analytics::make_event_id(ctx_.charge_point_id, ctx_.message_id, ctx_.action,
+                                          payload_bytes_, i);
     for (const auto& f : ctx_.flags) {
       if (std::find(e.flags.begin(), e.flags.end(), f) == e.flags.end()) e.flags.push_back(f);
     }
@@ -41,13 +42,14 @@ std::vector<Event> EventBuilder::finish() && {
 }
 
 void set_device_time(Event& e, const json& timestamp) {
-  if (!timestamp.is_string()) return;
-  const auto& text = timestamp.get_ref<const std::string&>();
-  if (auto ms = analytics::parse_rfc3339_ms(text)) {
-    e.event_ts_ms = *ms;
-    return;
+  if (timestamp.is_null()) return;  // the message has no device time
+  if (timestamp.is_string()) {
+    if (auto ms = analytics::parse_rfc3339_ms(timestamp.get_ref<const std::string&>())) {
+      e.event_ts_ms = *ms;
+      return;
+    }
   }
-  e.extra["raw_timestamp"] = text;
+  e.extra["raw_timestamp"] = timestamp;
   if (std::find(e.flags.begin(), e.flags.end(), "INVALID_TIMESTAMP") == e.flags.end())
     e.flags.emplace_back("INVALID_TIMESTAMP");
 }
@@ -62,7 +64,8 @@ void apply_sampled_value(Event& e, std::string_view measurand, std::string_view 
   auto scaled = [&](std::string_view base, std::string_view kilo) -> std::optional<double> {
     if (!value) return std::nullopt;
     if (unit.empty() || unit == base) return *value;
-    if (unit == kilo) return *value * 1000.0;
+    // Rounded to micro-units so that "1.005" kWh is 1005 Wh, not 1004.9999999999999.
+    if (unit == kilo) return std::round(*value * 1e9) / 1e6;
     return std::nullopt;  // unknown unit: never guess
   };
   std::optional<double>* column = nullptr;
@@ -92,14 +95,18 @@ void apply_sampled_value(Event& e, std::string_view measurand, std::string_view 
   e.extra["sampled_values"].push_back(raw);
 }
 
-void keep_unknown_fields(Event& e, const json& payload, std::initializer_list<std::string_view> known) {
+void keep_unknown_fields(Event& e, const json& payload,
+                         std::initializer_list<std::string_view> known) {
   if (!payload.is_object()) return;
   for (auto it = payload.begin(); it != payload.end(); ++it) {
-    if (std::find(known.begin(), known.end(), it.key()) == known.end()) e.extra[it.key()] = it.value();
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      e.extra[it.key()] = it.value();
   }
 }
 
 std::string normalize_status(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];

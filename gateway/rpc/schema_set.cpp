@@ -1,13 +1,17 @@
 // gateway/rpc/schema_set.cpp
 #include "gateway/rpc/schema_set.hpp"
 
+#include <new>
 #include <stdexcept>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/constraint_builder.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
+
+#include "analytics/time.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -32,6 +36,56 @@ RpcError classify(const std::string& d) {
   if (starts_with(d, "Array should contain no") || starts_with(d, "Array contains more items"))
     return RpcError::OccurrenceConstraintViolation;
   return RpcError::PropertyConstraintViolation;  // enum, length, range, format, pattern
+}
+
+// valijson checks "format": "date-time" with a std::regex built on every call: slow on the hot
+// path, and libstdc++'s recursive matcher overflows the stack on long input (a 1 MB timestamp
+// crashes the process). The schemas are compiled with that keyword swapped for this linear
+// check, which also rejects impossible dates such as 2025-02-30.
+constexpr const char* kDateTimeKeyword = "x-ocppgw-date-time";
+
+class DateTimeConstraint : public valijson::constraints::PolyConstraint {
+ public:
+  bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    if (!target.isString()) return true;  // the "type" constraint reports that
+    const std::string text = target.getString();
+    if (is_date_time(text)) return true;
+    if (results) results->pushError(context, "String should be a valid RFC 3339 date-time");
+    return false;
+  }
+
+ private:
+  // RFC 3339 section 5.6: "T" (or "t") between date and time, and a zone of Z or +hh:mm.
+  static bool is_date_time(std::string_view s) {
+    if (!analytics::parse_rfc3339_ms(s)) return false;
+    const char last = s.back();
+    return (s[10] == 'T' || s[10] == 't') && (last == 'Z' || last == 'z' || s[s.size() - 3] == ':');
+  }
+  Constraint* cloneInto(void* memory) const override {
+    return new (memory) DateTimeConstraint(*this);
+  }
+  size_t sizeOf() const override { return sizeof(DateTimeConstraint); }
+};
+
+class DateTimeBuilder : public valijson::ConstraintBuilder {
+ public:
+  valijson::constraints::Constraint* make(const valijson::adapters::Adapter&) const override {
+    return new DateTimeConstraint();
+  }
+};
+
+// Replaces every "format": "date-time" of a schema document with kDateTimeKeyword.
+void swap_date_time_format(nlohmann::json& node) {
+  if (node.is_object()) {
+    auto format = node.find("format");
+    if (format != node.end() && *format == "date-time") {
+      node.erase(format);
+      node[kDateTimeKeyword] = true;
+    }
+  }
+  if (node.is_structured())
+    for (auto& child : node) swap_date_time_format(child);
 }
 
 std::string join_path(const std::vector<std::string>& context) {
@@ -71,9 +125,12 @@ SchemaSet::SchemaSet(OcppVersion version,
   // 1.6 schemas are draft-04, 2.0.1 schemas draft-06, which valijson reads as draft-07.
   valijson::SchemaParser parser(version == OcppVersion::v16 ? valijson::SchemaParser::kDraft4
                                                             : valijson::SchemaParser::kDraft7);
+  parser.addConstraintBuilder(kDateTimeKeyword, new DateTimeBuilder());
   for (const auto& [name, text] : sources) {
     nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (doc.is_discarded()) throw std::runtime_error("schema " + std::string(name) + " is not JSON");
+    if (doc.is_discarded())
+      throw std::runtime_error("schema " + std::string(name) + " is not JSON");
+    swap_date_time_format(doc);
     auto compiled = std::make_unique<Compiled>();
     valijson::adapters::NlohmannJsonAdapter adapter(doc);
     parser.populateSchema(adapter, compiled->schema);

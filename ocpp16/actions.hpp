@@ -1,0 +1,49 @@
+// ocpp16/actions.hpp: the handlers (request -> response) and mappers (request + response ->
+// canonical events) that make up the 1.6 action table in protocol.cpp. All are pure functions
+// of their arguments and of ctx.state; they hold no state of their own and may run on any
+// thread. Handlers are called after rpc::dispatch validated the request, but in lenient mode
+// the request may still break the schema, so every field is read defensively: a field the
+// handler cannot do without yields the CALLERROR of its validation class, anything else is
+// answered normally.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gateway/rpc/action.hpp"
+
+namespace ocppgw::ocpp16 {
+
+// ---- handlers (handlers.cpp) ----
+rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_data_transfer(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
+rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
+// Status, diagnostics-status and firmware-status notifications: the answer is always {}.
+rpc::HandleResult handle_notification(rpc::CallContext& ctx, const nlohmann::json& request);
+
+// ---- mappers (mappers.cpp) ----
+void map_authorize(const rpc::CallContext& ctx, const nlohmann::json& request,
+                   const nlohmann::json& response, rpc::EventBuilder& out);
+void map_boot_notification(const rpc::CallContext& ctx, const nlohmann::json& request,
+                           const nlohmann::json& response, rpc::EventBuilder& out);
+void map_data_transfer(const rpc::CallContext& ctx, const nlohmann::json& request,
+                       const nlohmann::json& response, rpc::EventBuilder& out);
+void map_diagnostics_status(const rpc::CallContext& ctx, const nlohmann::json& request,
+                            const nlohmann::json& response, rpc::EventBuilder& out);
+void map_firmware_status(const rpc::CallContext& ctx, const nlohmann::json& request,
+                         const nlohmann::json& response, rpc::EventBuilder& out);
+void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& request,
+                   const nlohmann::json& response, rpc::EventBuilder& out);
+void map_meter_values(const rpc::CallContext& ctx, const nlohmann::json& request,
+                      const nlohmann::json& response, rpc::EventBuilder& out);
+void map_start_transaction(const rpc::CallContext& ctx, const nlohmann::json& request,
+                           const nlohmann::json& response, rpc::EventBuilder& out);
+void map_status_notification(const rpc::CallContext& ctx, const nlohmann::json& request,
+                             const nlohmann::json& response, rpc::EventBuilder& out);
+void map_stop_transaction(const rpc::CallContext& ctx, const nlohmann::json& request,
+                          const nlohmann::json& response, rpc::EventBuilder& out);
+
+}  // namespace ocppgw::ocpp16

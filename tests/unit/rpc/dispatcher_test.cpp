@@ -1,0 +1,213 @@
+// tests/unit/rpc/dispatcher_test.cpp: one frame in, reply and events out, over the real 1.6
+// protocol table: refusals, strict vs lenient, stable event ids, and the caller's context.
+#include "gateway/rpc/dispatcher.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ocpp16/protocol.hpp"
+#include "tests/support/fake_csms_state.hpp"
+#include "tests/unit/rpc/context.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using analytics::EventType;
+using nlohmann::json;
+
+class RpcDispatcher : public ::testing::Test {
+ protected:
+  InboundResult send(std::string_view text, std::string_view cp = "CP-9") {
+    CallContext ctx = make_context(policy, state, cp, mode, 1'700'000'000'000);
+    return dispatch(ocpp16::protocol(), ctx, text);
+  }
+  static json reply(const InboundResult& r) { return json::parse(r.reply, nullptr, false); }
+
+  testing::FakeCsmsState state;
+  Policy policy{.id_token_secret = "k"};
+  ValidationMode mode = ValidationMode::Strict;
+};
+
+TEST_F(RpcDispatcher, UnknownActionIsNotImplementedWithTheIdEchoed) {
+  const auto r = send(R"([2,"u-1","FlyToTheMoon",{"speed":1}])");
+  const json j = reply(r);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[0], 4);
+  EXPECT_EQ(j[1], "u-1");
+  EXPECT_EQ(j[2], "NotImplemented");
+  ASSERT_EQ(r.events.size(), 1u);
+  const auto& e = r.events[0];
+  EXPECT_EQ(e.event_type, EventType::Invalid);
+  EXPECT_EQ(e.ocpp_action, "FlyToTheMoon");
+  EXPECT_EQ(e.message_id, "u-1");
+  EXPECT_EQ(e.error_code, "NotImplemented");
+  EXPECT_EQ(e.extra["raw"], R"([2,"u-1","FlyToTheMoon",{"speed":1}])");
+  EXPECT_FALSE(r.error.empty());
+}
+
+TEST_F(RpcDispatcher, MalformedCallGetsFormationViolationAndAnInvalidEvent) {
+  const auto r = send(R"([2,"f-1","Heartbeat"])");
+  EXPECT_EQ(
+      reply(r),
+      json::parse(R"([4,"f-1","FormationViolation","CALL must have exactly 4 elements",{}])"));
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+  EXPECT_EQ(r.events[0].ocpp_action, "Heartbeat");
+}
+
+TEST_F(RpcDispatcher, UnreadableIdIsAnsweredWithMinusOne) {
+  for (const char* text : {"garbage", R"([2,7,"Heartbeat",{}])", "[]"}) {
+    const auto r = send(text);
+    const json j = reply(r);
+    ASSERT_TRUE(j.is_array()) << text;
+    EXPECT_EQ(j[1], "-1") << text;
+    EXPECT_EQ(j[2], "FormationViolation") << text;
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].extra["raw"], text);
+    EXPECT_FALSE(r.events[0].message_id);
+  }
+}
+
+TEST_F(RpcDispatcher, UnknownMessageTypeIsRefusedInThe16Spelling) {
+  const auto r = send(R"([6,"t-1","Heartbeat",{}])");
+  EXPECT_EQ(reply(r)[2], "NotSupported");
+  EXPECT_EQ(reply(r)[1], "t-1");
+}
+
+TEST_F(RpcDispatcher, BrokenResponsesAreRecordedButNeverAnswered) {
+  for (const char* text : {R"([3,"r-1"])", R"([4,"r-2","GenericError"])", R"([3,"r-3",[]])"}) {
+    const auto r = send(text);
+    EXPECT_TRUE(r.reply.empty()) << text;
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+    EXPECT_FALSE(r.response);
+  }
+}
+
+TEST_F(RpcDispatcher, ResponsesAreHandedBackForThePendingCallTable) {
+  const auto r = send(R"([3,"csms-1",{"status":"Accepted"}])");
+  EXPECT_TRUE(r.reply.empty());
+  EXPECT_TRUE(r.events.empty());
+  ASSERT_TRUE(r.response);
+  EXPECT_EQ(r.response->type, MessageType::CallResult);
+  EXPECT_EQ(r.response->message_id, "csms-1");
+  EXPECT_EQ(r.response->payload["status"], "Accepted");
+
+  const auto e = send(R"([4,"csms-2","NotSupported","nope",{}])");
+  ASSERT_TRUE(e.response);
+  EXPECT_EQ(e.response->error_code, "NotSupported");
+}
+
+TEST_F(RpcDispatcher, StrictModeRefusesSchemaViolations) {
+  const auto r = send(R"([2,"s-1","Authorize",{}])");
+  EXPECT_EQ(reply(r)[2], "OccurenceConstraintViolation");
+  EXPECT_EQ(r.events.at(0).event_type, EventType::Invalid);
+  const auto t = send(R"([2,"s-2","Authorize",{"idTag":5}])");
+  EXPECT_EQ(reply(t)[2], "TypeConstraintViolation");
+}
+
+TEST_F(RpcDispatcher, LenientModeAnswersAndRecordsViolations) {
+  mode = ValidationMode::Lenient;
+  const auto r = send(R"([2,"l-1","Heartbeat",{"uptime":12}])");
+  const json j = reply(r);
+  EXPECT_EQ(j[0], 3);
+  ASSERT_EQ(r.events.size(), 1u);
+  const auto& e = r.events[0];
+  EXPECT_EQ(e.event_type, EventType::Heartbeat);
+  EXPECT_EQ(e.flags, std::vector<std::string>{"SCHEMA_VIOLATION"});
+  ASSERT_EQ(e.extra["schema_violations"].size(), 1u);
+  EXPECT_EQ(e.extra["schema_violations"][0]["path"], "/");
+  EXPECT_EQ(e.extra["uptime"], 12);
+}
+
+TEST_F(RpcDispatcher, LenientModeUsesTheValidationClassWhenAHandlerCannotCope) {
+  mode = ValidationMode::Lenient;
+  const auto r = send(R"([2,"l-2","Authorize",{"idTag":["x"]}])");
+  EXPECT_EQ(reply(r)[2], "TypeConstraintViolation");
+  EXPECT_EQ(r.events.at(0).event_type, EventType::Invalid);
+  EXPECT_EQ(r.events.at(0).error_code, "TypeConstraintViolation");
+}
+
+TEST_F(RpcDispatcher, EventIdIsStableForAnExactResend) {
+  const std::string text =
+      R"([2,"42","StatusNotification",{"connectorId":1,"errorCode":"NoError","status":"Available"}])";
+  const auto a = send(text);
+  const auto b = send(text);
+  ASSERT_EQ(a.events.size(), 1u);
+  EXPECT_EQ(a.events[0].event_id, b.events[0].event_id);
+  // A charger that restarted its counter reuses "42" for a different frame: no collision.
+  const auto c = send(
+      R"([2,"42","StatusNotification",{"connectorId":1,"errorCode":"NoError","status":"Charging"}])");
+  EXPECT_NE(a.events[0].event_id, c.events[0].event_id);
+  // The same frame from another charge point is a different fact.
+  EXPECT_NE(a.events[0].event_id, send(text, "CP-10").events[0].event_id);
+}
+
+TEST_F(RpcDispatcher, EventIdsDifferWithinOneFrame) {
+  const auto r = send(R"([2,"mv","MeterValues",{"connectorId":1,"meterValue":[
+      {"timestamp":"2025-01-01T00:00:00Z","sampledValue":[{"value":"1"}]},
+      {"timestamp":"2025-01-01T00:00:00Z","sampledValue":[{"value":"1"}]}]}])");
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_NE(r.events[0].event_id, r.events[1].event_id);
+}
+
+TEST_F(RpcDispatcher, InvalidEventIdIsStableForAnExactResend) {
+  EXPECT_EQ(send("{{{").events.at(0).event_id, send("{{{").events.at(0).event_id);
+  EXPECT_NE(send("{{{").events.at(0).event_id, send("{{").events.at(0).event_id);
+}
+
+TEST_F(RpcDispatcher, CallersContextComesBackAsItWasPassedIn) {
+  mode = ValidationMode::Lenient;
+  CallContext ctx = make_context(policy, state, "CP-1", mode);
+  ctx.flags.emplace_back(analytics::flag::kUnknownChargePoint);  // set by the session
+  const auto first = dispatch(ocpp16::protocol(), ctx,
+                              R"([2,"a","MeterValues",{"connectorId":1,"transactionId":5,"x":1,
+                                  "meterValue":[{"timestamp":"2025-01-01T00:00:00Z","sampledValue":[{"value":"1"}]}]}])");
+  EXPECT_EQ(first.events.at(0).flags,
+            (std::vector<std::string>{"UNKNOWN_CHARGE_POINT", "SCHEMA_VIOLATION",
+                                      "UNKNOWN_TRANSACTION"}));
+  EXPECT_TRUE(ctx.message_id.empty());
+  EXPECT_TRUE(ctx.action.empty());
+  EXPECT_EQ(ctx.flags, std::vector<std::string>{"UNKNOWN_CHARGE_POINT"});
+  EXPECT_TRUE(ctx.violations.empty());
+  // Nothing of the first frame leaks into the next one.
+  const auto second = dispatch(ocpp16::protocol(), ctx, R"([2,"b","Heartbeat",{}])");
+  EXPECT_EQ(second.events.at(0).flags, std::vector<std::string>{"UNKNOWN_CHARGE_POINT"});
+  EXPECT_FALSE(second.events.at(0).extra.contains("schema_violations"));
+}
+
+TEST_F(RpcDispatcher, DeeplyNestedFrameIsRefusedWithoutCrashing) {
+  mode = ValidationMode::Lenient;
+  const std::string text = R"([2,"deep","DataTransfer",{"vendorId":"v","x":)" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}]";
+  const auto r = send(text);
+  EXPECT_EQ(reply(r)[1], "deep");
+  EXPECT_EQ(reply(r)[2], "FormationViolation");
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+  EXPECT_FALSE(to_json_string(r.events[0]).empty());
+}
+
+TEST_F(RpcDispatcher, InvalidEventKeepsAtMost64KiBOfRawText) {
+  const std::string text =
+      R"([2,"big","DataTransfer",{"vendorId":")" + std::string(100000, 'v') + "\"}]";
+  const auto r = send(text);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].extra["raw"].get<std::string>().size(), 64u * 1024);
+  EXPECT_EQ(r.events[0].extra["raw_truncated_from"], text.size());
+}
+
+TEST_F(RpcDispatcher, ConnectionAndInvalidEventsCarryTheContext) {
+  CallContext ctx = make_context(policy, state, "CP-5", ValidationMode::Strict, 5);
+  const auto c = connection_event(ctx, "connected", {{"remote", "127.0.0.1"}});
+  EXPECT_EQ(c.event_type, EventType::Connection);
+  EXPECT_EQ(c.extra["state"], "connected");
+  EXPECT_EQ(c.extra["remote"], "127.0.0.1");
+  EXPECT_EQ(c.charge_point_id, "CP-5");
+  const auto i = invalid_event(ctx, "\x01\x02", "binary frame");
+  EXPECT_EQ(i.event_type, EventType::Invalid);
+  EXPECT_EQ(i.extra["reason"], "binary frame");
+  EXPECT_EQ(i.event_ts_ms, 5);
+}
+
+}  // namespace
+}  // namespace ocppgw::rpc

@@ -1,0 +1,51 @@
+// tests/unit/rpc/time_test.cpp: RFC 3339 parsing and formatting of event times.
+#include "analytics/time.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ocppgw::analytics {
+namespace {
+
+TEST(AnalyticsTime, ParsesZonesOffsetsAndFractions) {
+  const int64_t base = 1'735'689'600'000;  // 2025-01-01T00:00:00Z
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01T00:00:00Z"), base);
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01t00:00:00z"), base);
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01T02:00:00+02:00"), base);
+  EXPECT_EQ(parse_rfc3339_ms("2024-12-31T19:30:00-04:30"), base);
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01T00:00:00.5Z"), base + 500);
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01T00:00:00.123Z"), base + 123);
+  EXPECT_EQ(parse_rfc3339_ms("2025-01-01T00:00:00.123999Z"), base + 123);  // truncated
+  EXPECT_EQ(parse_rfc3339_ms("2024-02-29T00:00:00Z"), 1'709'164'800'000);
+  EXPECT_EQ(parse_rfc3339_ms("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(parse_rfc3339_ms("1969-12-31T23:59:59.999Z"), -1);
+}
+
+TEST(AnalyticsTime, RejectsInvalidDatesAndMissingZones) {
+  for (const char* bad :
+       {"", "2025-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "2025-13-01T00:00:00Z",
+        "2025-00-10T00:00:00Z", "2025-04-31T00:00:00Z", "2025-01-01T24:00:00Z",
+        "2025-01-01T00:60:00Z", "2025-01-01T00:00:00", "2025-01-01", "2025-01-01T00:00Z",
+        "2025-01-01T00:00:00.Z", "2025-01-01T00:00:00+25:00", "2025-01-01T00:00:00Zjunk",
+        "25-01-01T00:00:00Z", "2025/01/01T00:00:00Z", "yesterday"}) {
+    EXPECT_FALSE(parse_rfc3339_ms(bad)) << bad;
+  }
+}
+
+TEST(AnalyticsTime, FormatsUtcWithMilliseconds) {
+  EXPECT_EQ(format_rfc3339_ms(1'735'689'600'123), "2025-01-01T00:00:00.123Z");
+  EXPECT_EQ(format_rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(format_rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(format_rfc3339_ms(951'782'400'000), "2000-02-29T00:00:00.000Z");
+}
+
+TEST(AnalyticsTime, FormatAndParseRoundTrip) {
+  for (int64_t ms : {int64_t{0}, int64_t{-86'400'001}, int64_t{1'700'000'000'001},
+                     int64_t{4'102'444'800'000}, int64_t{253'402'300'799'999}}) {
+    EXPECT_EQ(parse_rfc3339_ms(format_rfc3339_ms(ms)), ms) << ms;
+  }
+}
+
+TEST(AnalyticsTime, NowIsPlausible) { EXPECT_GT(now_ms(), 1'700'000'000'000); }
+
+}  // namespace
+}  // namespace ocppgw::analytics
