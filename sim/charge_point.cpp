@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <boost/beast/core/detail/base64.hpp>
@@ -123,10 +124,15 @@ void ChargePoint::on_open() {
   arm();
 }
 
-void ChargePoint::on_closed(const boost::system::error_code&, bool was_open) {
+void ChargePoint::on_closed(const boost::system::error_code& ec, bool was_open) {
   transport_.reset();
   if (state_ == State::Closed) return;
-  if (!was_open) ctx_.stats.connect_failures.add();
+  if (!was_open) {
+    ctx_.stats.connect_failures.add();
+    if (ctx_.stats.connect_failures.get() <= 3)
+      std::fprintf(stderr, "ocppsim: %s: connection failed: %s\n", id_.c_str(),
+                   ec.message().c_str());
+  }
   drop(false, 1000 + static_cast<int64_t>(rng_.next() % 1000));
 }
 

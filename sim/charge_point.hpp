@@ -97,7 +97,7 @@ class ChargePoint final : public TransportOwner {
     std::shared_ptr<Session> session;
     int64_t register_wh = 0;
     double fraction_wh = 0;
-    int64_t next_ms = 0;
+    int64_t next_ms = -1;  // next arrival, meter tick or stop; -1: nothing scheduled
     int64_t last_tick_ms = 0;
     int64_t last_ts = 0;
     std::optional<OutMsg> held;  // out-of-order fault

@@ -237,6 +237,8 @@ RunResult Fleet::run() {
       r.storm_drain_s = since(storm_t);
       std::fprintf(stderr, "%sstorm drained in %.2f s\n", tty ? "\n" : "", r.storm_drain_s);
     }
+    // A storm run has measured what it came for once the storm has drained.
+    if (storm_started && r.storm_drain_s >= 0 && since(storm_t) > r.storm_drain_s + 2) break;
     if (now >= next_progress) {
       progress("run");
       next_progress = now + std::chrono::milliseconds(static_cast<int64_t>(interval * 1000));

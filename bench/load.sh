@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# bench/load.sh [throughput|connections|storm|baselines|all]: load benchmarks of the real
+# gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
+# run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
+#   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
+#                with N connections and W in-flight CALLs each, then p50/p99 latency when paced
+#                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway
+#   connections  idle charge points with heartbeats; gateway VmRSS per connection
+#   storm        every charge point drops and reconnects at once (boot + status + backlog);
+#                time until all are booted and their backlog is acknowledged
+#   baselines    the throughput workload against minimal CSMSs on npm ocpp-rpc and PyPI ocpp
+#                (bench/baselines/) and against ocppgw, in one run; ratios
+# Environment: OCPPGW_BIN, OCPPSIM_BIN (default build-sim/...), PORT (18180), N (200),
+# INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2).
+# The per-process open-file limit caps connection counts (hard limit here: see `ulimit -Hn`).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+OCPPGW_BIN="${OCPPGW_BIN:-$root/build-sim/gateway/ocppgw}"
+OCPPSIM_BIN="${OCPPSIM_BIN:-$root/build-sim/sim/ocppsim}"
+PORT="${PORT:-18180}"
+N="${N:-200}"
+INFLIGHT="${INFLIGHT:-8}"
+DUR="${DUR:-20}"
+CONN_COUNTS="${CONN_COUNTS:-10000 19000}"
+STORM_N="${STORM_N:-19000}"
+STORM_BACKLOG="${STORM_BACKLOG:-2}"
+results="$root/bench/results"
+mkdir -p "$results"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+txt="$results/load-$stamp.txt"
+json="$results/load-$stamp.json"
+work="$(mktemp -d /tmp/ocppgw-bench.XXXXXX)"
+echo '{}' >"$json"
+ulimit -n "$(ulimit -Hn)"
+GW_PID=""
+BASE_PID=""
+
+cleanup() {
+  [ -n "$GW_PID" ] && kill -TERM "$GW_PID" 2>/dev/null && wait "$GW_PID" 2>/dev/null
+  [ -n "$BASE_PID" ] && kill -TERM "$BASE_PID" 2>/dev/null && wait "$BASE_PID" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+say() { echo "$*" | tee -a "$txt"; }
+# put KEY JSON: records a value in the results JSON.
+put() { jq --argjson v "$2" ".$1 = \$v" "$json" >"$json.tmp" && mv "$json.tmp" "$json"; }
+rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+wait_port() {
+  for _ in $(seq 1 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on port $1" >&2
+  return 1
+}
+
+start_gateway() {
+  local data="$work/gw-data-$RANDOM"
+  mkdir -p "$data"
+  "$OCPPGW_BIN" --listen "127.0.0.1:$PORT" --data-dir "$data" --log-level warn \
+    --max-messages-per-second 1000000 --max-connections-per-address 0 --unknown-tokens Accepted \
+    --heartbeat-interval 300 "$@" >"$data/gateway.log" 2>&1 &
+  GW_PID=$!
+  GW_DATA="$data"
+  wait_port "$PORT"
+}
+stop_gateway() {
+  kill -TERM "$GW_PID" 2>/dev/null || true
+  wait "$GW_PID" 2>/dev/null || true
+  GW_PID=""
+  rm -rf "$GW_DATA"
+}
+
+sim() { "$OCPPSIM_BIN" --progress 5 "$@"; }
+
+# load_run PORT REPORT [extra sim flags]: the MeterValues-heavy 1.6 workload.
+load_run() {
+  local port="$1" report="$2"
+  shift 2
+  sim --url "ws://127.0.0.1:$port/ocpp" --mode load -n "$N" --connectors 2 --max-inflight "$INFLIGHT" \
+    --duration "$DUR" --warmup 4 --drain 20 --connect-rate 2000 --heartbeat 0 --report "$report" "$@" \
+    >"$report.out" 2>"$report.err" || true
+}
+fig() { jq -r "$2" "$1"; }
+
+machine() {
+  say "machine: $(nproc) cores, $(awk '/model name/{$1=$2=$3="";print;exit}' /proc/cpuinfo | xargs), $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -r)"
+  say "open-file limit: $(ulimit -n) (hard $(ulimit -Hn))"
+}
+
+bench_throughput() {
+  say "== throughput: $N charge points x $INFLIGHT in flight, MeterValues-heavy 1.6 mix, ${DUR}s, ack-after-durable"
+  start_gateway
+  local r="$work/tp-max.json"
+  if [ "${PROFILE:-0}" = 1 ] && command -v perf >/dev/null; then
+    (sleep 6 && perf record -F 499 -g -p "$GW_PID" -o "$work/perf.data" -- sleep 10 >/dev/null 2>&1) &
+  fi
+  load_run "$PORT" "$r"
+  local rate p50 p99
+  rate="$(fig "$r" '.run.sustained_calls_per_s | floor')"
+  p50="$(fig "$r" '.run.steady_latency.p50_us')"
+  p99="$(fig "$r" '.run.steady_latency.p99_us')"
+  say "max sustained: $rate CALLs/s acknowledged (p50 ${p50}us p99 ${p99}us at saturation; errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
+  put throughput "$(jq '{max: .run}' "$r")"
+  if [ "${PROFILE:-0}" = 1 ] && [ -f "$work/perf.data" ]; then
+    wait
+    perf report -i "$work/perf.data" --no-children --stdio --sort dso,symbol 2>/dev/null |
+      grep -E '^ +[0-9]' | head -30 >"$results/profile-$stamp.txt" || true
+    say "profile (top self-time symbols, perf, gateway under max load): bench/results/profile-$stamp.txt"
+    head -15 "$results/profile-$stamp.txt" | tee -a "$txt"
+  fi
+  for pct in 25 50 75; do
+    local target=$((rate * pct / 100)) rp="$work/tp-$pct.json"
+    [ "$target" -lt 1 ] && continue
+    load_run "$PORT" "$rp" --rate "$target"
+    say "at ${pct}% (${target}/s target): achieved $(fig "$rp" '.run.sustained_calls_per_s | floor')/s, p50 $(fig "$rp" '.run.steady_latency.p50_us')us, p99 $(fig "$rp" '.run.steady_latency.p99_us')us, p999 $(fig "$rp" '.run.steady_latency.p999_us')us"
+    put "throughput.at_$pct" "$(jq '.run' "$rp")"
+  done
+  say "gateway RSS after the throughput runs: $(rss_kb "$GW_PID") KiB"
+  stop_gateway
+}
+
+bench_connections() {
+  for n in $CONN_COUNTS; do
+    say "== connections: $n idle charge points, heartbeat 30 s, plain ws"
+    start_gateway
+    sleep 1
+    local base; base="$(rss_kb "$GW_PID")"
+    local r="$work/conn-$n.json" peak=0 ramp_s=$(( n / 2000 + 4 ))
+    sim --url "ws://127.0.0.1:$PORT/ocpp" -n "$n" --connectors 1 --heartbeat 30 --sessions-per-hour 0 \
+      --connect-rate 2000 --duration $((ramp_s + 20)) --drain 5 --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
+      --report "$r" >"$r.out" 2>"$r.err" &
+    local sim_pid=$!
+    while kill -0 "$sim_pid" 2>/dev/null; do
+      local v; v="$(rss_kb "$GW_PID")"
+      [ "${v:-0}" -gt "$peak" ] && peak="$v"
+      sleep 0.5
+    done
+    wait "$sim_pid" || true
+    local held; held="$(fig "$r" '.run.max_connected')"
+    local per=$(( (peak - base) * 1024 / (held > 0 ? held : 1) ))
+    say "held $held/$n (ramp $(fig "$r" '.run.ramp_s | . * 100 | floor / 100') s); gateway RSS idle ${base} KiB, peak ${peak} KiB: $per bytes per connection; heartbeat p99 $(fig "$r" '.run.latency.p99_us')us"
+    put "connections[\"$n\"]" "{\"held\": $held, \"rss_base_kib\": $base, \"rss_peak_kib\": $peak, \"bytes_per_connection\": $per}"
+    stop_gateway
+  done
+}
+
+bench_storm() {
+  say "== reconnect storm: $STORM_N charge points (1 connector) drop and reconnect at once: boot + 2 status + $STORM_BACKLOG queued MeterValues each"
+  start_gateway
+  local r="$work/storm.json" at=$(( STORM_N / 2000 + 8 ))
+  sim --url "ws://127.0.0.1:$PORT/ocpp" -n "$STORM_N" --connectors 1 --heartbeat 60 --sessions-per-hour 0 \
+    --connect-rate 2000 --storm-at "$at" --storm-backlog "$STORM_BACKLOG" --duration $((at + 120)) --drain 10 \
+    --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 --report "$r" >"$r.out" 2>"$r.err" || true
+  say "storm drained in $(fig "$r" '.run.storm_drain_s') s (frames acked $(fig "$r" '.run.calls_acked'), connect failures $(fig "$r" '.run.connect_failures'), timeouts $(fig "$r" '.run.timeouts'))"
+  put storm "$(jq '.run' "$r")"
+  stop_gateway
+}
+
+bench_baselines() {
+  say "== baselines: same workload ($N cps x $INFLIGHT in flight, ${DUR}s) against ocpp-rpc, python ocpp and ocppgw"
+  bash "$root/bench/baselines/install.sh"
+  local bport=$((PORT + 1))
+  node "$root/bench/baselines/ocpp_rpc_csms.js" "$bport" 2>"$work/node.err" &
+  BASE_PID=$!
+  wait_port "$bport"
+  load_run "$bport" "$work/b-node.json"
+  kill -TERM "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true; BASE_PID=""
+  "$root/bench/baselines/.venv/bin/python" "$root/bench/baselines/ocpp_py_csms.py" "$bport" 2>"$work/py.err" &
+  BASE_PID=$!
+  wait_port "$bport"
+  load_run "$bport" "$work/b-py.json"
+  kill -TERM "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true; BASE_PID=""
+  start_gateway
+  load_run "$PORT" "$work/b-gw.json"
+  stop_gateway
+  for b in node py gw; do
+    local f="$work/b-$b.json"
+    say "$(printf '%-22s' "$b"): $(fig "$f" '.run.sustained_calls_per_s | floor') CALLs/s, p50 $(fig "$f" '.run.steady_latency.p50_us')us, p99 $(fig "$f" '.run.steady_latency.p99_us')us, errors $(fig "$f" '.run.call_errors')"
+  done
+  local gw node py
+  gw="$(fig "$work/b-gw.json" '.run.sustained_calls_per_s')"
+  node="$(fig "$work/b-node.json" '.run.sustained_calls_per_s')"
+  py="$(fig "$work/b-py.json" '.run.sustained_calls_per_s')"
+  say "ratios: ocppgw/ocpp-rpc throughput $(jq -n "$gw / $node * 100 | floor / 100"), ocppgw/python-ocpp $(jq -n "$gw / $py * 100 | floor / 100"); p99 ocppgw/ocpp-rpc $(jq -n "$(fig "$work/b-gw.json" '.run.steady_latency.p99_us') / $(fig "$work/b-node.json" '.run.steady_latency.p99_us') * 100 | floor / 100")"
+  put baselines "{\"ocpp_rpc\": $(jq .run "$work/b-node.json"), \"python_ocpp\": $(jq .run "$work/b-py.json"), \"ocppgw\": $(jq .run "$work/b-gw.json")}"
+}
+
+what="${1:-all}"
+say "# bench/load.sh $what at $stamp"
+machine
+case "$what" in
+  throughput) bench_throughput ;;
+  connections) bench_connections ;;
+  storm) bench_storm ;;
+  baselines) bench_baselines ;;
+  all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
+  *) echo "usage: $0 [throughput|connections|storm|baselines|all]" >&2; exit 2 ;;
+esac
+say "results: $txt $json"
