@@ -1,1 +1,169 @@
+// tests/unit/analytics/read_models_test.cpp: read models over a generated fleet, the rebuild
+// command's replay of a real gateway event log, and the query plans behind the read models.
+#include "analytics/read_models.hpp"
+
 #include <gtest/gtest.h>
+
+#include "analytics/cli.hpp"
+#include "storage/gateway_db.hpp"
+#include "tests/unit/analytics/fleet_generator.hpp"
+#include "tests/unit/analytics/test_support.hpp"
+
+namespace ocppgw::analytics {
+namespace {
+
+using testing::dump_gold;
+using testing::dump_query;
+
+class ReadModelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::FleetSpec spec;
+    spec.charge_points = 10;
+    fleet_ = testing::generate_fleet(spec);
+    PipelineOptions o;
+    o.gold.session_timeout_ms = 2 * 3600 * 1000;
+    p_ = testing::open_pipeline(dir_.file("analytics.db"), o);
+    for (size_t i = 0; i < fleet_.events.size(); i += 250)
+      p_->ingest(
+          std::span(fleet_.events.data() + i, std::min<size_t>(250, fleet_.events.size() - i)));
+    storage::Status s;
+    rm_ = ReadModels::open(dir_.file("analytics.db"), &s);
+    ASSERT_TRUE(rm_) << s.message();
+  }
+  testing::TempDir dir_;
+  testing::Fleet fleet_;
+  std::unique_ptr<Pipeline> p_;
+  std::unique_ptr<ReadModels> rm_;
+};
+
+TEST_F(ReadModelsTest, FleetOverviewCountsMatchTheTables) {
+  nlohmann::json o = rm_->fleet_overview();
+  int64_t cps = 0;
+  for (auto& [k, v] : o["charge_points"].items()) cps += v.get<int64_t>();
+  EXPECT_EQ(cps, 10);
+  EXPECT_TRUE(o["conservation"]["conservation_ok"].get<bool>());
+  EXPECT_EQ(o["conservation"]["raw"], static_cast<int64_t>(fleet_.events.size()));
+  EXPECT_EQ(
+      o["open_sessions"].get<int64_t>(),
+      std::stoll(dump_query(p_->db(), "SELECT COUNT(*) FROM charging_sessions WHERE is_open = 1")));
+}
+
+TEST_F(ReadModelsTest, SessionDetailListsItsSilverEventsInEventTimeOrder) {
+  std::string id = dump_query(
+      p_->db(),
+      "SELECT session_id FROM charging_sessions WHERE session_status = 'COMPLETED' LIMIT 1");
+  id.pop_back();
+  nlohmann::json s = rm_->session_detail(id);
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["session_status"], "COMPLETED");
+  EXPECT_TRUE(s["energy_is_final"].is_boolean());
+  ASSERT_EQ(s["events"].size(), s["event_count"].get<size_t>());
+  EXPECT_EQ(s["events"].front()["event_type"], "StartTransaction");
+  EXPECT_EQ(s["events"].back()["event_type"], "StopTransaction");
+  EXPECT_TRUE(rm_->session_detail("nope").is_null());
+}
+
+TEST_F(ReadModelsTest, LiveSessionsDailyStatsQuarantineAndQualityMetrics) {
+  for (const auto& s : rm_->live_sessions()) EXPECT_NE(s["session_status"], "COMPLETED");
+  nlohmann::json days = rm_->daily_stats(std::nullopt, "2026-01-01", "2026-12-31");
+  ASSERT_FALSE(days.empty());
+  EXPECT_GT(days[0]["sessions_total"].get<int64_t>(), 0);
+  nlohmann::json one = rm_->daily_stats("CP-1", "2026-01-01", "2026-12-31");
+  ASSERT_FALSE(one.empty());
+  EXPECT_EQ(one[0]["charge_point_id"], "CP-1");
+  nlohmann::json q = rm_->quarantine_list(std::string("NEW"), std::nullopt, 0, 5);
+  ASSERT_FALSE(q.empty());
+  EXPECT_GT(q[0]["quarantine_id"].get<int64_t>(), q.back()["quarantine_id"].get<int64_t>());
+  nlohmann::json page2 = rm_->quarantine_list(std::string("NEW"), std::nullopt,
+                                              q.back()["quarantine_id"].get<int64_t>(), 5);
+  if (!page2.empty())
+    EXPECT_LT(page2[0]["quarantine_id"].get<int64_t>(), q.back()["quarantine_id"].get<int64_t>());
+  nlohmann::json m = rm_->dq_metrics();
+  EXPECT_GT(m["rates"]["technical_duplicates"].get<double>(), 0.0);
+  EXPECT_GT(m["rates"]["quarantine_by_reason"]["CONFLICT"].get<double>(), 0.0);
+  EXPECT_FALSE(m["late_arrival_lag"]["p99_ms_at_most"].is_null());
+  EXPECT_EQ(m["clock_skew_top"][0]["charge_point_id"], "CP-0");
+  EXPECT_FALSE(m["recent_batches"].empty());
+}
+
+TEST_F(ReadModelsTest, QueriesUseTheirIndexes) {
+  auto plan = [&](const std::string& sql) {
+    return dump_query(p_->db(), "EXPLAIN QUERY PLAN " + sql);
+  };
+  EXPECT_NE(
+      plan("SELECT * FROM charging_sessions WHERE is_open = 1 ORDER BY last_event_ts DESC LIMIT 10")
+          .find("sessions_open"),
+      std::string::npos);
+  EXPECT_NE(plan("SELECT * FROM silver_events WHERE charge_point_id = 'a' AND transaction_id = '1'")
+                .find("silver_session"),
+            std::string::npos);
+  EXPECT_NE(plan("SELECT * FROM quarantine_events WHERE quarantine_id < 9 AND status = 'NEW' ORDER "
+                 "BY quarantine_id DESC")
+                .find("quarantine_status"),
+            std::string::npos);
+  EXPECT_NE(
+      plan("SELECT * FROM charging_stats_daily WHERE day BETWEEN 'a' AND 'b'").find("daily_day"),
+      std::string::npos);
+  EXPECT_EQ(plan("SELECT MAX(event_ts) FROM silver_events WHERE charge_point_id = 'a' AND "
+                 "event_type = 'Heartbeat'")
+                .find("SCAN"),
+            std::string::npos);
+}
+
+TEST(AnalyticsRebuild, ReplayingTheGatewayEventLogGivesTheSameGold) {
+  testing::TempDir dir;
+  testing::FleetSpec spec;
+  spec.charge_points = 8;
+  testing::Fleet fleet = testing::generate_fleet(spec);
+  storage::Status s;
+  auto gw = storage::open_gateway_db(dir.file("ocppgw.db"), &s);
+  ASSERT_TRUE(gw) << s.message();
+  ASSERT_TRUE(gw->begin_immediate().ok());
+  for (const auto& e : fleet.events) {
+    ASSERT_TRUE(gw->cached("INSERT INTO events(event_id, charge_point_id, event_type, "
+                           "ocpp_version, event_ts_ms, "
+                           "ingest_ts_ms, json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                    .bind(1, e.event_id)
+                    .bind(2, e.charge_point_id)
+                    .bind(3, to_string(e.event_type))
+                    .bind(4, e.ocpp_version)
+                    .bind(5, e.event_ts_ms)
+                    .bind(6, e.ingest_ts_ms)
+                    .bind(7, to_json_string(e))
+                    .run()
+                    .ok());
+  }
+  ASSERT_TRUE(gw->commit().ok());
+  auto live = testing::open_pipeline(dir.file("live.db"));
+  for (size_t i = 0; i < fleet.events.size(); i += 100)
+    live->ingest(
+        std::span(fleet.events.data() + i, std::min<size_t>(100, fleet.events.size() - i)));
+  auto rebuilt = testing::open_pipeline(dir.file("rebuilt.db"));
+  rebuilt->ingest(std::span(fleet.events.data(), 10));  // stale content that rebuild must drop
+  nlohmann::json summary = rebuild_from_event_log(*rebuilt, *gw, 333, &s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(summary["conservation_ok"].get<bool>());
+  EXPECT_EQ(summary["events"], static_cast<int64_t>(fleet.events.size()));
+  EXPECT_EQ(dump_gold(rebuilt->db()), dump_gold(live->db()));
+  EXPECT_EQ(rebuilt->counts().raw, live->counts().raw);
+
+  // The same through the command line.
+  CLI::App app;
+  add_analytics_commands(app, [&] {
+    AnalyticsCliEnv env;
+    env.gateway_db_path = dir.file("ocppgw.db");
+    env.analytics.path = dir.file("cli.db");
+    env.analytics.durable = false;
+    return env;
+  });
+  const char* argv[] = {"ocppgw", "rebuild", "--batch", "500"};
+  ASSERT_NO_THROW(app.parse(4, const_cast<char**>(argv)));
+  auto cli = testing::open_pipeline(dir.file("cli.db"));
+  EXPECT_EQ(dump_gold(cli->db()), dump_gold(live->db()));
+  const char* reconcile[] = {"ocppgw", "reconcile"};
+  EXPECT_NO_THROW(app.parse(2, const_cast<char**>(reconcile)));
+}
+
+}  // namespace
+}  // namespace ocppgw::analytics

@@ -1,0 +1,283 @@
+// analytics/read_models.cpp: JSON read models over the analytics store.
+#include "analytics/read_models.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include <sqlite3.h>
+
+#include "analytics/time.hpp"
+
+namespace ocppgw::analytics {
+namespace {
+
+using nlohmann::json;
+
+bool is_time_column(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kExact = {
+      "valid_from", "valid_to", "status_since", "quarantined_at", "raised_at", "finished_at"};
+  return (name.size() > 3 && name.substr(name.size() - 3) == "_ts") ||
+         std::find(kExact.begin(), kExact.end(), name) != kExact.end();
+}
+
+bool is_json_column(std::string_view name) {
+  return name == "flags" || name == "quality_flags" || name == "extra" || name == "violations" ||
+         name == "quarantined_by_reason";
+}
+
+bool is_bool_column(std::string_view name) {
+  return name == "energy_is_final" || name == "is_open" || name == "conservation_ok";
+}
+
+json scalar(storage::Db& db, const std::string& sql,
+            const std::vector<storage::Value>& params = {}) {
+  json rows = query_json(db, sql, params);
+  if (rows.empty() || rows[0].empty()) return nullptr;
+  return rows[0].begin().value();
+}
+
+}  // namespace
+
+json query_json(storage::Db& db, const std::string& sql, const std::vector<storage::Value>& params,
+                storage::Status* status) {
+  json out = json::array();
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &st, nullptr) !=
+      SQLITE_OK) {
+    if (status)
+      *status = storage::Status::error(std::string(sqlite3_errmsg(db.handle())) + " in: " + sql);
+    return out;
+  }
+  storage::Statement owner(db.handle(), st);  // finalises on every path
+  for (size_t i = 0; i < params.size(); ++i) owner.bind(static_cast<int>(i + 1), params[i]);
+  const int n = sqlite3_column_count(st);
+  while (owner.step()) {
+    json row = json::object();
+    for (int c = 0; c < n; ++c) {
+      std::string_view name = sqlite3_column_name(st, c);
+      switch (sqlite3_column_type(st, c)) {
+        case SQLITE_NULL:
+          row[std::string(name)] = nullptr;
+          break;
+        case SQLITE_INTEGER: {
+          int64_t v = sqlite3_column_int64(st, c);
+          if (is_time_column(name))
+            row[std::string(name)] = format_rfc3339_ms(v);
+          else if (is_bool_column(name))
+            row[std::string(name)] = v != 0;
+          else
+            row[std::string(name)] = v;
+          break;
+        }
+        case SQLITE_FLOAT:
+          row[std::string(name)] = sqlite3_column_double(st, c);
+          break;
+        default: {
+          std::string text = owner.text(c);
+          if (is_json_column(name)) {
+            json parsed = json::parse(text, nullptr, false);
+            row[std::string(name)] = parsed.is_discarded() ? json(text) : parsed;
+          } else {
+            row[std::string(name)] = std::move(text);
+          }
+        }
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  if (status) *status = owner.status();
+  return out;
+}
+
+std::unique_ptr<ReadModels> ReadModels::open(const std::string& path, storage::Status* status) {
+  storage::OpenOptions o;
+  o.read_only = true;
+  auto db = storage::Db::open(path, o, status);
+  if (!db) return nullptr;
+  return std::make_unique<ReadModels>(std::move(db));
+}
+
+json ReadModels::fleet_overview() {
+  json o = json::object();
+  json liveness = json::object();
+  for (const auto& row : query_json(
+           *db_, "SELECT liveness, COUNT(*) AS n FROM charge_point_health GROUP BY liveness"))
+    liveness[row["liveness"].get<std::string>()] = row["n"];
+  o["charge_points"] = liveness;
+  json connectors = json::object();
+  for (const auto& row : query_json(
+           *db_, "SELECT status, COUNT(*) AS n FROM connector_current_status GROUP BY status"))
+    connectors[row["status"].get<std::string>()] = row["n"];
+  o["connectors"] = connectors;
+  o["open_sessions"] = scalar(*db_, "SELECT COUNT(*) FROM charging_sessions WHERE is_open = 1");
+  const int64_t clock =
+      scalar(*db_, "SELECT COALESCE(MAX(value), 0) FROM pipeline_state WHERE key = 'data_clock_ms'")
+          .get<int64_t>();
+  o["data_clock"] = clock ? json(format_rfc3339_ms(clock)) : json(nullptr);
+  const std::string today = format_rfc3339_ms(clock ? clock : now_ms()).substr(0, 10);
+  json day = query_json(*db_,
+                        "SELECT COALESCE(SUM(sessions_total), 0) AS sessions, "
+                        "COALESCE(SUM(sessions_completed), 0) AS completed, "
+                        "COALESCE(SUM(energy_kwh_final), 0) AS energy_kwh_final, "
+                        "COALESCE(SUM(energy_kwh_provisional), 0) AS energy_kwh_provisional "
+                        "FROM charging_stats_daily WHERE day = ?1",
+                        {today});
+  o["today"] = day.empty() ? json::object() : day[0];
+  o["today"]["day"] = today;
+  o["quarantine_new"] = scalar(*db_, "SELECT COUNT(*) FROM quarantine_events WHERE status = 'NEW'");
+  json counts = json::object();
+  for (const auto& row : query_json(*db_, "SELECT name, value FROM table_counts"))
+    counts[row["name"].get<std::string>()] = row["value"];
+  counts["raw"] =
+      scalar(*db_, "SELECT COALESCE(MAX(value), 0) FROM pipeline_state WHERE key = 'raw_total'");
+  counts["conservation_ok"] =
+      counts["raw"].get<int64_t>() == counts.value("silver", int64_t{0}) +
+                                          counts.value("duplicates", int64_t{0}) +
+                                          counts.value("quarantine", int64_t{0});
+  o["conservation"] = counts;
+  return o;
+}
+
+json ReadModels::live_sessions(size_t limit) {
+  return query_json(
+      *db_,
+      "SELECT session_id, charge_point_id, connector_id, transaction_id, start_ts, last_event_ts, "
+      "meter_start_wh, last_meter_wh, energy_kwh, energy_is_final, session_status, quality_flags "
+      "FROM charging_sessions WHERE is_open = 1 ORDER BY last_event_ts DESC LIMIT ?1",
+      {static_cast<int64_t>(limit)});
+}
+
+json ReadModels::session_detail(const std::string& session_id) {
+  json rows =
+      query_json(*db_, "SELECT * FROM charging_sessions WHERE session_id = ?1", {session_id});
+  if (rows.empty()) return nullptr;
+  json s = rows[0];
+  s.erase("row_hash");
+  const std::string cp = s["charge_point_id"], tx = s["transaction_id"];
+  s["events"] = query_json(
+      *db_,
+      "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, power_w, soc_pct, "
+      "connector_id, stop_reason, trigger_reason, flags, source FROM silver_events "
+      "WHERE charge_point_id = ?1 AND transaction_id = ?2 "
+      "ORDER BY event_ts, seq_no, event_id",
+      {cp, tx});
+  s["conflicts"] =
+      query_json(*db_,
+                 "SELECT quarantine_id, event_id, meter_wh, status, detail FROM quarantine_events "
+                 "WHERE reason = 'CONFLICT' AND charge_point_id = ?1 AND transaction_id = ?2 "
+                 "ORDER BY quarantine_id",
+                 {cp, tx});
+  return s;
+}
+
+json ReadModels::daily_stats(const std::optional<std::string>& cp, const std::string& from_day,
+                             const std::string& to_day, size_t limit) {
+  if (cp)
+    return query_json(
+        *db_,
+        "SELECT * FROM charging_stats_daily WHERE charge_point_id = ?1 AND day BETWEEN ?2 AND ?3 "
+        "ORDER BY day LIMIT ?4",
+        {*cp, from_day, to_day, static_cast<int64_t>(limit)});
+  return query_json(
+      *db_,
+      "SELECT day, COUNT(*) AS charge_points, SUM(sessions_total) AS sessions_total, "
+      "SUM(sessions_started) AS sessions_started, SUM(sessions_completed) AS sessions_completed, "
+      "SUM(sessions_timed_out) AS sessions_timed_out, "
+      "SUM(sessions_in_progress) AS sessions_in_progress, "
+      "SUM(sessions_start_missing) AS sessions_start_missing, "
+      "ROUND(SUM(energy_kwh_final), 6) AS energy_kwh_final, "
+      "ROUND(SUM(energy_kwh_provisional), 6) AS energy_kwh_provisional "
+      "FROM charging_stats_daily WHERE day BETWEEN ?1 AND ?2 GROUP BY day ORDER BY day LIMIT ?3",
+      {from_day, to_day, static_cast<int64_t>(limit)});
+}
+
+json ReadModels::quarantine_list(const std::optional<std::string>& status,
+                                 const std::optional<std::string>& reason, int64_t before_id,
+                                 size_t limit) {
+  std::string sql =
+      "SELECT quarantine_id, event_id, charge_point_id, transaction_id, reason, violations, "
+      "detail, "
+      "raw_payload, kafka_key, source, status, repaired_payload, reviewed_by, replay_outcome, "
+      "quarantined_at "
+      "FROM quarantine_events WHERE quarantine_id < ?1";
+  std::vector<storage::Value> params = {before_id > 0 ? before_id : INT64_MAX};
+  if (status) {
+    params.emplace_back(*status);
+    sql += " AND status = ?" + std::to_string(params.size());
+  }
+  if (reason) {
+    params.emplace_back(*reason);
+    sql += " AND reason = ?" + std::to_string(params.size());
+  }
+  params.emplace_back(static_cast<int64_t>(limit));
+  sql += " ORDER BY quarantine_id DESC LIMIT ?" + std::to_string(params.size());
+  return query_json(*db_, sql, params);
+}
+
+json ReadModels::dq_metrics(size_t recent_batches) {
+  json m = json::object();
+  json totals = json::object();
+  for (const auto& row : query_json(*db_, "SELECT metric, value FROM dq_totals"))
+    totals[row["metric"].get<std::string>()] = row["value"];
+  m["totals"] = totals;
+  auto count = [&](const std::string& key) {
+    return static_cast<double>(totals.value(key, int64_t{0}));
+  };
+  const double raw = count("raw");
+  auto rate = [&](const char* key) { return raw > 0 ? count(key) / raw : 0.0; };
+  json rates = {{"technical_duplicates", rate("technical_duplicates")},
+                {"business_duplicates", rate("business_duplicates")},
+                {"quarantined", rate("quarantined")},
+                {"conflicts", rate("conflicts")}};
+  const double validated = count("validated_events");
+  rates["unknown_fields"] = validated > 0 ? count("unknown_field_events") / validated : 0.0;
+  json by_reason = json::object();
+  for (auto it = totals.begin(); it != totals.end(); ++it)
+    if (it.key().rfind("quarantine:", 0) == 0)
+      by_reason[it.key().substr(11)] = raw > 0 ? count(it.key()) / raw : 0.0;
+  rates["quarantine_by_reason"] = by_reason;
+  m["rates"] = rates;
+  // Rolling lag percentiles from the histogram: the upper bound of the bucket holding the rank.
+  json hist = query_json(
+      *db_, "SELECT bucket_upper_ms, events FROM dq_lag_histogram ORDER BY bucket_upper_ms");
+  int64_t n = 0;
+  for (const auto& row : hist) n += row["events"].get<int64_t>();
+  json lag = {{"events", n}, {"histogram", hist}};
+  for (auto [name, p] :
+       {std::pair{"p50_ms_at_most", 0.50}, {"p95_ms_at_most", 0.95}, {"p99_ms_at_most", 0.99}}) {
+    int64_t seen = 0;
+    lag[name] = nullptr;
+    for (const auto& row : hist) {
+      seen += row["events"].get<int64_t>();
+      if (n > 0 && static_cast<double>(seen) >= p * static_cast<double>(n)) {
+        lag[name] = row["bucket_upper_ms"];
+        break;
+      }
+    }
+  }
+  m["late_arrival_lag"] = lag;
+  m["clock_skew_top"] =
+      query_json(*db_,
+                 "SELECT charge_point_id, events, skewed_events, max_ahead_ms, last_offset_ms "
+                 "FROM dq_clock_skew WHERE skewed_events > 0 ORDER BY max_ahead_ms DESC LIMIT 20");
+  const int64_t clock =
+      scalar(*db_, "SELECT COALESCE(MAX(value), 0) FROM pipeline_state WHERE key = 'data_clock_ms'")
+          .get<int64_t>();
+  m["open_sessions_by_age"] =
+      query_json(*db_,
+                 "SELECT SUM(age < 3600000) AS under_1h, "
+                 "SUM(age >= 3600000 AND age < 21600000) AS h1_to_6h, "
+                 "SUM(age >= 21600000 AND age < 86400000) AS h6_to_24h, "
+                 "SUM(age >= 86400000) AS over_24h FROM (SELECT ?1 - COALESCE(start_ts, "
+                 "first_event_ts) AS age FROM charging_sessions WHERE is_open = 1)",
+                 {clock})[0];
+  m["recent_batches"] = query_json(*db_, "SELECT * FROM dq_batches ORDER BY batch_id DESC LIMIT ?1",
+                                   {static_cast<int64_t>(recent_batches)});
+  m["alerts"] = query_json(*db_, "SELECT * FROM dq_alerts ORDER BY alert_id DESC LIMIT 20");
+  m["conservation"] = fleet_overview()["conservation"];
+  m["data_clock"] = clock ? json(format_rfc3339_ms(clock)) : json(nullptr);
+  return m;
+}
+
+}  // namespace ocppgw::analytics
