@@ -1,6 +1,9 @@
 // gateway/rpc/dispatcher.cpp
 #include "gateway/rpc/dispatcher.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "gateway/rpc/event_builder.hpp"
 #include "gateway/rpc/schema_set.hpp"
 
@@ -24,20 +27,55 @@ json violations_json(const ValidationOutcome& v) {
   return out;
 }
 
+// Raw id tokens never leave the gateway (DESIGN section 4), not even inside the raw text an
+// Invalid event keeps: in a refused CALL they are replaced by their HMAC. Text that did not
+// parse cannot be redacted and is kept as sent.
+constexpr std::string_view kTokenKeys[] = {"idTag", "parentIdTag", "idToken", "groupIdToken"};
+
+bool redact_tokens(const CallContext& ctx, json& node) {
+  bool changed = false;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const bool token_key =
+          std::find(std::begin(kTokenKeys), std::end(kTokenKeys), it.key()) != std::end(kTokenKeys);
+      if (token_key && it->is_primitive() && !it->is_null()) {
+        *it = "hmac:" +
+              hash_token(ctx, it->is_string() ? it->get_ref<const std::string&>() : it->dump());
+        changed = true;
+      } else {
+        changed = redact_tokens(ctx, *it) || changed;
+      }
+    }
+  } else if (node.is_array()) {
+    for (auto& child : node) changed = redact_tokens(ctx, child) || changed;
+  }
+  return changed;
+}
+
 // A frame refused before or during handling: CALLERROR + Invalid event. A CALLERROR answers
 // only a CALL: a broken CALLRESULT/CALLERROR is recorded, never answered (answering could start
 // an endless error exchange). When no id could be read, "-1" stands in for it (OCPP 2.0.1
 // part 4, RpcFrameworkError), so the peer still learns why nothing happened.
-InboundResult refuse(const CallContext& ctx, std::string_view text, std::string_view message_id,
+InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view message_id,
                      const CallError& error, bool answer = true) {
   InboundResult r;
   r.error = error.description;
-  r.events.push_back(invalid_event(ctx, text, error.description));
-  r.events.back().error_code = std::string(wire_name(error.code, ctx.version));
+  invalid.error_code = std::string(wire_name(error.code, ctx.version));
+  r.events.push_back(std::move(invalid));
   if (answer)
     r.reply = serialize_call_error(message_id.empty() ? std::string_view("-1") : message_id,
                                    error.code, ctx.version, error.description);
   return r;
+}
+
+// The Invalid event of a parsed CALL, with its id tokens redacted.
+Event invalid_call_event(const CallContext& ctx, const Frame& frame, std::string_view text,
+                         std::string_view reason) {
+  json payload = frame.payload;
+  if (!redact_tokens(ctx, payload)) return invalid_event(ctx, text, reason);
+  Event e = invalid_event(ctx, serialize_call(frame.message_id, frame.action, payload), reason);
+  e.extra["raw_redacted"] = true;
+  return e;
 }
 
 // The frame's strings die with dispatch(), and flags/violations belong to one frame: the
@@ -83,7 +121,8 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
     ctx.action = parsed.action ? std::string_view(*parsed.action) : std::string_view();
     const bool answer =
         parsed.type != MessageType::CallResult && parsed.type != MessageType::CallError;
-    return refuse(ctx, text, ctx.message_id, parsed.error, answer);
+    return refuse(ctx, invalid_event(ctx, text, parsed.error.description), ctx.message_id,
+                  parsed.error, answer);
   }
   Frame& frame = *parsed.frame;
   ctx.message_id = frame.message_id;
@@ -94,16 +133,19 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
   }
 
   ctx.action = frame.action;
+  auto refuse_call = [&](const CallError& error) {
+    return refuse(ctx, invalid_call_event(ctx, frame, text, error.description), frame.message_id,
+                  error);
+  };
   const ActionSpec* spec = protocol.find(frame.action);
   if (!spec)
-    return refuse(ctx, text, frame.message_id,
-                  {RpcError::NotImplemented, "unknown action '" + frame.action + "'"});
+    return refuse_call({RpcError::NotImplemented, "unknown action '" + frame.action + "'"});
 
   const ValidationOutcome request_check =
       protocol.schemas.validate(schema_name(protocol, frame.action, false), frame.payload);
   if (!request_check.ok) {
     if (ctx.mode == ValidationMode::Strict)
-      return refuse(ctx, text, frame.message_id, {request_check.code, request_check.summary()});
+      return refuse_call({request_check.code, request_check.summary()});
     ctx.flags.emplace_back(analytics::flag::kSchemaViolation);
     ctx.violations = violations_json(request_check);
   }
@@ -116,19 +158,17 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
     CallError error{
         request_check.ok ? RpcError::InternalError : request_check.code,
         request_check.ok ? std::string("handler failed: ") + e.what() : request_check.summary()};
-    return refuse(ctx, text, frame.message_id, error);
+    return refuse_call(error);
   }
-  if (auto* error = std::get_if<CallError>(&handled))
-    return refuse(ctx, text, frame.message_id, *error);
+  if (auto* error = std::get_if<CallError>(&handled)) return refuse_call(*error);
 
   json& response = std::get<json>(handled);
   const ValidationOutcome response_check =
       protocol.schemas.validate(schema_name(protocol, frame.action, true), response);
   if (!response_check.ok) {
     // Our own defect; never send a response that breaks the schema.
-    return refuse(ctx, text, frame.message_id,
-                  {RpcError::InternalError, "gateway produced an invalid " + frame.action +
-                                                " response: " + response_check.summary()});
+    return refuse_call({RpcError::InternalError, "gateway produced an invalid " + frame.action +
+                                                     " response: " + response_check.summary()});
   }
 
   InboundResult r;
@@ -142,7 +182,7 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
     // kept whole as an Invalid event rather than lost.
     r.error = std::string("mapping failed: ") + e.what();
     r.events.clear();
-    r.events.push_back(invalid_event(ctx, text, r.error));
+    r.events.push_back(invalid_call_event(ctx, frame, text, r.error));
   }
   return r;
 }

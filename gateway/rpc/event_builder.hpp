@@ -37,8 +37,8 @@ class EventBuilder {
 // ---- helpers shared by the 1.6 and 2.0.1 mappers ----
 
 // Sets event_ts from a device timestamp (null: none sent). An unparsable or non-string value
-// keeps the ingest time, stores the value
-// in extra.raw_timestamp and flags INVALID_TIMESTAMP so analytics can quarantine it.
+// keeps the ingest time, is stored in extra.raw_timestamp and flags INVALID_TIMESTAMP so
+// analytics can quarantine it.
 void set_device_time(analytics::Event& e, const nlohmann::json& timestamp);
 
 // HMAC of an id token with the configured secret.

@@ -175,6 +175,27 @@ TEST_F(RpcDispatcher, CallersContextComesBackAsItWasPassedIn) {
   EXPECT_FALSE(second.events.at(0).extra.contains("schema_violations"));
 }
 
+TEST_F(RpcDispatcher, RefusedCallsKeepTheirRawTextWithIdTokensHashed) {
+  const std::string tag = "SECRET-TAG-0123456789XYZ";  // 24 chars: too long for 1.6
+  for (const std::string& text :
+       {R"([2,"r1","Authorize",{"idTag":")" + tag + R"("}])",
+        R"([2,"r2","NoSuchAction",{"idToken":{"idToken":")" + tag + R"(","type":"ISO14443"}}])",
+        R"([2,"r3","StopTransaction",{"transactionId":1,"idTag":")" + tag + R"("}])"}) {
+    const auto r = send(text);
+    ASSERT_EQ(r.events.size(), 1u) << text;
+    const auto& e = r.events[0];
+    EXPECT_EQ(e.event_type, EventType::Invalid);
+    EXPECT_EQ(e.extra["raw_redacted"], true);
+    const std::string all = to_json_string(e);
+    EXPECT_EQ(all.find(tag), std::string::npos) << all;
+    const auto raw = json::parse(e.extra["raw"].get<std::string>());
+    EXPECT_EQ(raw[1], json::parse(text)[1]);  // the rest of the frame is intact
+  }
+  // Nothing to redact: the raw text is kept byte for byte.
+  const std::string plain = R"([2,"r4","Heartbeat",{"x": 1}])";
+  EXPECT_EQ(send(plain).events.at(0).extra["raw"], plain);
+}
+
 TEST_F(RpcDispatcher, DeeplyNestedFrameIsRefusedWithoutCrashing) {
   mode = ValidationMode::Lenient;
   const std::string text = R"([2,"deep","DataTransfer",{"vendorId":"v","x":)" +
