@@ -112,6 +112,7 @@ void ChargePoint::on_open() {
   counted_connected_ = true;
   ctx_.stats.connected.add();
   ctx_.stats.connects.add();
+  if (booted_) ctx_.stats.booted.add();  // back from an offline period: no new boot
   if (!booted_) {
     outbox_.push_front(make(MsgKind::Boot, &connectors_[0]));
   }

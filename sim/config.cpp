@@ -88,21 +88,22 @@ void add_options(CLI::App& app, SimConfig& c) {
   app.add_option("--fault-offline", f.offline, "Offline periods per cp per minute");
   app.add_option("--offline-duration", f.offline_s, "Length of an offline period, s");
   app.add_option("--fault-disconnect", f.disconnect, "Abrupt disconnects per cp per minute");
-  app.add_option(
-         "--all-faults",
-         [&c](const std::vector<std::string>& v) {
-           // One switch for the fault-injection test: every fault on at a rate a short run hits.
-           const double scale = v.empty() ? 1.0 : std::stod(v[0]);
-           auto& g = c.faults;
-           g.resend = 0.02 * scale, g.business_dup = 0.02 * scale, g.conflict = 0.01 * scale;
-           g.out_of_order = 0.02 * scale, g.corrupt = 0.005 * scale,
-           g.schema_invalid = 0.005 * scale;
-           g.clock_skew = 0.1 * scale, g.meter_reset = 0.05 * scale, g.txid_minus1 = 0.5 * scale;
-           g.offline = 1.0 * scale, g.disconnect = 0.5 * scale;
-           return true;
-         },
-         "Turn every fault on at default rates times SCALE")
-      ->expected(0, 1);
+  app.add_flag("--all-faults", c.all_faults,
+               "Every fault on: rates not set explicitly get a default that a short run hits");
+  app.add_option("--fault-scale", c.fault_scale, "Multiplies the --all-faults default rates");
+}
+
+void apply_all_faults(SimConfig& c) {
+  if (!c.all_faults) return;
+  auto& g = c.faults;
+  const double k = c.fault_scale;
+  auto set = [k](double& rate, double dflt) {
+    if (rate == 0) rate = dflt * k;
+  };
+  set(g.resend, 0.02), set(g.business_dup, 0.02), set(g.conflict, 0.01);
+  set(g.out_of_order, 0.02), set(g.corrupt, 0.005), set(g.schema_invalid, 0.005);
+  set(g.clock_skew, 0.1), set(g.meter_reset, 0.05), set(g.txid_minus1, 0.5);
+  set(g.offline, 1.0), set(g.disconnect, 0.5);
 }
 
 std::string validate(const SimConfig& c) {

@@ -77,10 +77,14 @@ struct SimConfig {
   std::string analytics_db;
   std::string truth_path;  // optional JSON dump of the expected sessions
   FaultRates faults;
+  bool all_faults = false;
+  double fault_scale = 1;
 };
 
 // Registers every option on `app` (also readable from `--config file.toml`).
 void add_options(CLI::App& app, SimConfig& config);
+// --all-faults: default rates for every fault not set explicitly. Call after parsing.
+void apply_all_faults(SimConfig& config);
 // Cross-field checks after parsing; empty string when valid.
 std::string validate(const SimConfig& config);
 // Formats the id pattern ("CP-{05d}") for one index.

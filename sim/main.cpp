@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
       "and a ground-truth check against the gateway's tables"};
   add_options(app, config);
   CLI11_PARSE(app, argc, argv);
+  apply_all_faults(config);
   if (auto err = validate(config); !err.empty()) {
     std::fprintf(stderr, "ocppsim: %s\n", err.c_str());
     return 2;
