@@ -6,7 +6,7 @@
 //   ocppgw kafka-tail   [-b brokers] [-t topic] [-X prop=value]... [--from beginning|end|N]
 //                       [--count N] [--timeout S] [--until-end] [--format json|text]
 //   ocppgw kafka-replay [-b brokers] [-t topic] [-X prop=value]... [--from ...] [--count N]
-//                       [--timeout S] [--until-end]      (feeds the analytics pipeline)
+//                       [--timeout S] [--until-end] [--batch N]   (feeds the analytics pipeline)
 //
 // Usage from main (same pattern as the token commands):
 //   KafkaCommands kc = add_kafka_commands(app, [&] { return KafkaToolEnv{kafka_config, ...}; });
@@ -27,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analytics/pipeline.hpp"
 #include "gateway/kafka_publisher.hpp"
 #include "storage/db.hpp"
 
@@ -57,8 +58,8 @@ storage::Status consume_topic(const ConsumeOptions& options,
                               size_t* count = nullptr);
 
 struct KafkaToolEnv {
-  KafkaConfig kafka;              // brokers, topic, security properties from the gateway config
-  std::string analytics_db_path;  // where kafka-replay's pipeline keeps its store
+  KafkaConfig kafka;                    // brokers, topic, security properties from the config
+  analytics::PipelineOptions pipeline;  // the analytics store kafka-replay feeds
 };
 
 struct KafkaCommands {

@@ -18,44 +18,21 @@
 
 #include "gateway/kafka_tools.hpp"
 #include "tests/unit/kafka/event_log_writer.hpp"
+#include "tests/unit/kafka/mock_cluster.hpp"
 #include "tests/unit/storage/temp_dir.hpp"
 
 namespace ocppgw::gateway {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::charge_points;
 using testing::EventLogWriter;
+using testing::kProduceApiKey;
+using testing::kTopic;
+using testing::MockCluster;
 using testing::TempDir;
+using testing::wait_until;
 using testing::WrittenEvent;
-
-constexpr int16_t kProduceApiKey = 0;
-constexpr const char* kTopic = "ocpp-events";
-
-class MockCluster {
- public:
-  explicit MockCluster(int brokers, int partitions = 4) {
-    char err[256];
-    rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(), err, sizeof err);
-    mc_ = rd_kafka_mock_cluster_new(rk_, brokers);
-    rd_kafka_mock_topic_create(mc_, kTopic, partitions, std::min(brokers, 3));
-  }
-  ~MockCluster() {
-    rd_kafka_mock_cluster_destroy(mc_);
-    rd_kafka_destroy(rk_);
-  }
-  rd_kafka_mock_cluster_t* get() { return mc_; }
-  std::string bootstraps() const { return rd_kafka_mock_cluster_bootstraps(mc_); }
-
- private:
-  rd_kafka_t* rk_;
-  rd_kafka_mock_cluster_t* mc_;
-};
-
-std::vector<std::string> charge_points(int n) {
-  std::vector<std::string> cps;
-  for (int i = 0; i < n; ++i) cps.push_back("CP-" + std::to_string(i));
-  return cps;
-}
 
 // Records every delivery report, and checks from a second connection that no row ever
 // disappears from the outbox before its successful report (read inserted, then outbox, then
@@ -130,15 +107,6 @@ KafkaConfig config_for(const TempDir& dir, const std::string& bootstraps) {
   c.stats_log_interval_s = 0;
   c.retry_backoff_max_ms = 500;
   return c;
-}
-
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
 }
 
 // Everything written so far was delivered and deleted. Reads the database itself: the stats
@@ -286,7 +254,11 @@ TEST(KafkaPublisher, RetriesInjectedErrorsRttAndOutagesWithoutLossOrReorder) {
     p.notify();
   };
   add(20);
-  // Retriable produce errors on every broker (each leads some partitions).
+  // Retriable produce errors on every broker; leaders are pinned so each broker leads a
+  // partition (the mock otherwise picks them at random).
+  for (int32_t part = 0; part < 4; ++part) {
+    rd_kafka_mock_partition_set_leader(cluster.get(), kTopic, part, part % 3 + 1);
+  }
   for (int b = 1; b <= 3; ++b) {
     rd_kafka_mock_broker_push_request_error_rtts(
         cluster.get(), b, kProduceApiKey, 5, RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION, 0,
