@@ -1,0 +1,205 @@
+// gateway/app.cpp
+#include "gateway/app.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "gateway/csms_state.hpp"
+#include "gateway/http_session.hpp"
+#include "gateway/kafka_publisher.hpp"
+#include "gateway/listener.hpp"
+#include "gateway/logging.hpp"
+#include "gateway/sqlite_event_sink.hpp"
+#include "gateway/ws_session.hpp"
+#include "ocpp16/protocol.hpp"
+#include "ocpp201/protocol.hpp"
+
+namespace ocppgw::gateway {
+namespace {
+
+namespace net = boost::asio;
+using storage::Status;
+
+// How long shutdown waits for sessions to answer what they have read and close.
+constexpr auto kSessionCloseGrace = std::chrono::seconds(5);
+
+class KafkaComponent : public Component {
+ public:
+  Status start(App& app) override {
+    const Config& c = app.config();
+    KafkaConfig kc;
+    kc.db_path = c.db_path();
+    if (auto s = kc.set("topic", c.kafka_topic); !s.ok()) return s;
+    if (!c.kafka_brokers.empty())
+      if (auto s = kc.set("brokers", c.kafka_brokers); !s.ok()) return s;
+    for (const auto& [k, v] : c.kafka_settings)
+      if (auto s = kc.set(k, v); !s.ok()) return Status::error("kafka." + k + ": " + s.message());
+    publisher_ = std::make_unique<KafkaPublisher>(std::move(kc));
+    if (auto s = publisher_->start(); !s.ok()) return s;
+    app.sink().add_commit_listener([p = publisher_.get()](auto) { p->notify(); });
+    log::info("kafka_publisher", "",
+              {{"brokers",
+                c.kafka_brokers.empty() ? "none (events wait in the outbox)" : c.kafka_brokers},
+               {"topic", c.kafka_topic}});
+    return {};
+  }
+  void stop() override {
+    if (publisher_) publisher_->stop();
+  }
+
+ private:
+  std::unique_ptr<KafkaPublisher> publisher_;
+};
+
+}  // namespace
+
+std::unique_ptr<Component> make_kafka_component() { return std::make_unique<KafkaComponent>(); }
+
+static int io_threads(const Config& c) {
+  return c.threads > 0 ? c.threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+App::App(Config config) : config_(std::move(config)), ioc_(io_threads(config_)) {}
+
+App::~App() {
+  if (work_ || !threads_.empty()) {
+    request_stop();
+    wait();
+  }
+}
+
+void App::add_component(std::unique_ptr<Component> component) {
+  components_.push_back(std::move(component));
+}
+
+uint16_t App::port() const { return listener_ ? listener_->port() : 0; }
+
+Status App::start() {
+  std::error_code fs_ec;
+  std::filesystem::create_directories(config_.data_dir, fs_ec);
+  if (fs_ec)
+    return Status::error("cannot create data dir " + config_.data_dir + ": " + fs_ec.message());
+
+  std::string secret = config_.id_token_secret;
+  if (secret.empty()) {
+    bool generated = false;
+    std::string error;
+    auto s = load_or_create_secret(config_.data_dir, &generated, &error);
+    if (!s) return Status::error(error);
+    secret = *s;
+    log::warn(generated ? "id_token_secret_generated" : "id_token_secret_from_data_dir", "",
+              {{"path", config_.data_dir + "/id_token_secret"},
+               {"hint", "set OCPPGW_ID_TOKEN_SECRET (the same on every node) in production"}});
+  }
+  policy_.heartbeat_interval_s = config_.heartbeat_interval_s;
+  policy_.id_token_secret = secret;
+  policy_.gateway_node = "node-" + std::to_string(config_.node_index);
+
+  CsmsPolicy csms;
+  csms.unknown_charge_point =
+      config_.unknown_charge_points == "Pending"    ? UnknownChargePoint::Pending
+      : config_.unknown_charge_points == "Rejected" ? UnknownChargePoint::Reject
+                                                    : UnknownChargePoint::Accept;
+  csms.unknown_id_token =
+      config_.unknown_tokens == "Accepted" ? UnknownIdToken::Accept : UnknownIdToken::Invalid;
+  csms.heartbeat_interval_s = config_.heartbeat_interval_s;
+  csms.node_index = config_.node_index;
+  csms.stride = config_.node_stride;
+  csms.id_token_secret = secret;
+
+  Status status;
+  state_ = SqliteCsmsState::open(config_.db_path(), csms, &status);
+  if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());
+  SqliteSinkOptions sink_options;
+  sink_options.db_path = config_.db_path();
+  sink_ = make_sqlite_event_sink(sink_options, &status);
+  if (!sink_) return Status::error("starting the event sink: " + status.message());
+
+  services_ = std::make_unique<Services>(
+      Services{config_,
+               policy_,
+               *state_,
+               *sink_,
+               registry_,
+               {&ocpp16::protocol(), &ocpp201::protocol()},
+               {},
+               [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); }});
+  services_->http_handler = health_handler(*services_);
+
+  for (auto& c : components_) {
+    if (auto s = c->start(*this); !s.ok()) return s;
+    ++started_components_;
+  }
+
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(config_.listen_address, ec);
+  if (ec) return Status::error("bad listen address " + config_.listen_address);
+  listener_ = std::make_shared<Listener>(ioc_, net::ip::tcp::endpoint(address, config_.port),
+                                         *services_, ec);
+  if (ec)
+    return Status::error("cannot listen on " + config_.listen_address + ":" +
+                         std::to_string(config_.port) + ": " + ec.message());
+  listener_->run();
+
+  auto signals = std::make_shared<net::signal_set>(ioc_, SIGINT, SIGTERM);
+  signals->async_wait([this, signals](boost::system::error_code e, int signo) {
+    if (e) return;
+    log::info("signal", "", {{"signal", signo == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    request_stop();
+  });
+
+  work_.emplace(ioc_.get_executor());
+  const int n = io_threads(config_);
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+
+  std::string subprotocols;
+  for (auto v : config_.subprotocols)
+    subprotocols += (subprotocols.empty() ? "" : ",") + std::string(rpc::subprotocol(v));
+  log::info("listening", "",
+            {{"address", config_.listen_address},
+             {"port", std::to_string(listener_->port())},
+             {"path", config_.path_prefix + "/{chargePointId}"},
+             {"subprotocols", subprotocols},
+             {"db", config_.db_path()},
+             {"threads", std::to_string(n)}});
+  return {};
+}
+
+void App::request_stop() {
+  std::lock_guard lock(mu_);
+  stop_requested_ = true;
+  cv_.notify_all();
+}
+
+int App::wait() {
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return stop_requested_; });
+  }
+  if (!work_ && threads_.empty()) return 0;
+  log::info("shutdown", "",
+            {{"phase", "closing sessions"}, {"sessions", std::to_string(registry_.size())}});
+  if (listener_) listener_->stop();
+  for (const auto& s : registry_.sessions())
+    s->close_async(boost::beast::websocket::close_code::going_away, "server shutting down");
+  const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;
+  while (registry_.size() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (sink_) sink_->stop();  // commits everything submitted, incl. the disconnect events
+  for (size_t i = started_components_; i-- > 0;) components_[i]->stop();
+  started_components_ = 0;
+  work_.reset();
+  ioc_.stop();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  const bool healthy = !sink_ || sink_->healthy();
+  log::info("shutdown", "", {{"phase", "done"}, {"sink_healthy", healthy ? "true" : "false"}});
+  spdlog::default_logger()->flush();
+  return healthy ? 0 : 1;
+}
+
+}  // namespace ocppgw::gateway

@@ -1,0 +1,90 @@
+// gateway/app.hpp: the serving process, wired: CSMS state and event sink over the SQLite file,
+// the I/O threads, the listener, the session registry, optional components (Kafka publisher,
+// analytics, web routes), and the shutdown order that keeps the ack-after-durable promise:
+// stop accepting -> close sessions (frames already read are answered) -> the sink commits what
+// is in flight (EventSink::stop) -> components stop -> I/O threads end.
+// Threading: start(), wait() and the accessors from the main thread; request_stop() from any
+// thread.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "gateway/config.hpp"
+#include "gateway/event_sink.hpp"
+#include "gateway/services.hpp"
+#include "gateway/session_registry.hpp"
+#include "storage/db.hpp"
+
+namespace ocppgw::gateway {
+
+class App;
+class Listener;
+class SqliteCsmsState;
+
+// Something that lives as long as the serving process. start() runs after the sink exists and
+// before the listener accepts (register commit listeners, replace the HTTP handler there);
+// stop() runs after the sink has stopped, in reverse order of registration.
+class Component {
+ public:
+  virtual ~Component() = default;
+  virtual storage::Status start(App& app) = 0;
+  virtual void stop() = 0;
+};
+
+class App {
+ public:
+  explicit App(Config config);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  void add_component(std::unique_ptr<Component> component);  // before start()
+
+  // Opens storage, starts components, I/O threads and the listener. Installs SIGINT/SIGTERM
+  // handlers that call request_stop().
+  storage::Status start();
+  // Blocks until request_stop(), then shuts down in order. Returns the exit code.
+  int wait();
+  void request_stop();
+
+  const Config& config() const { return config_; }
+  uint16_t port() const;
+  Services& services() { return *services_; }
+  EventSink& sink() { return *sink_; }
+  SessionRegistry& registry() { return registry_; }
+  boost::asio::io_context& io_context() { return ioc_; }
+  // The non-upgrade HTTP handler; components wrap it (call before the listener starts).
+  void set_http_handler(HttpHandler handler) { services_->http_handler = std::move(handler); }
+  const HttpHandler& http_handler() const { return services_->http_handler; }
+
+ private:
+  Config config_;
+  rpc::Policy policy_;
+  boost::asio::io_context ioc_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  std::vector<std::thread> threads_;
+  std::unique_ptr<SqliteCsmsState> state_;
+  std::unique_ptr<EventSink> sink_;
+  SessionRegistry registry_;
+  std::unique_ptr<Services> services_;
+  std::shared_ptr<Listener> listener_;
+  std::vector<std::unique_ptr<Component>> components_;
+  size_t started_components_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_requested_ = false;
+};
+
+// The Kafka publisher as a Component (drains the outbox; idle without brokers).
+std::unique_ptr<Component> make_kafka_component();
+
+}  // namespace ocppgw::gateway

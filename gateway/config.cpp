@@ -1,0 +1,473 @@
+// gateway/config.cpp: one table of options feeds the TOML file, the environment and CLI11.
+#include "gateway/config.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <openssl/rand.h>
+
+#include <toml++/toml.h>
+#include <CLI/CLI.hpp>
+
+namespace ocppgw::gateway {
+namespace {
+
+using rpc::OcppVersion;
+using rpc::ValidationMode;
+
+// Setters return an error text, empty on success.
+using Setter = std::function<std::string(Config&, const std::string&)>;
+using Shower = std::function<std::string(const Config&)>;
+
+struct OptionSpec {
+  std::string key;  // file key; flag is --key with '_' -> '-'; env is OCPPGW_KEY
+  std::string help;
+  Setter set;
+  Shower show;
+};
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, ',')) {
+    item = trim(item);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+template <typename T>
+std::string parse_number(const std::string& text, T& out, T min, T max) {
+  T v{};
+  const std::string t = trim(text);
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || p != t.data() + t.size()) return "'" + text + "' is not a number";
+  if (v < min || v > max) return "'" + text + "' is out of range";
+  out = v;
+  return {};
+}
+
+std::string parse_bool(const std::string& text, bool& out) {
+  const std::string t = trim(text);
+  if (t == "true" || t == "1" || t == "yes" || t == "on") return out = true, std::string();
+  if (t == "false" || t == "0" || t == "no" || t == "off") return out = false, std::string();
+  return "'" + text + "' is not a boolean (true/false)";
+}
+
+std::optional<ValidationMode> parse_mode(std::string_view t) {
+  if (t == "strict") return ValidationMode::Strict;
+  if (t == "lenient") return ValidationMode::Lenient;
+  return std::nullopt;
+}
+
+std::optional<OcppVersion> parse_subprotocol(std::string_view t) {
+  if (t == "ocpp1.6") return OcppVersion::v16;
+  if (t == "ocpp2.0.1") return OcppVersion::v201;
+  return std::nullopt;
+}
+
+// ---- option kinds: each builds a setter/shower pair from a member pointer ----
+
+OptionSpec string_opt(std::string key, std::string help, std::string Config::*m) {
+  return {std::move(key), std::move(help),
+          [m](Config& c, const std::string& v) { return (c.*m = v, std::string()); },
+          [m](const Config& c) { return c.*m; }};
+}
+
+template <typename T, typename Owner>
+OptionSpec number_opt(std::string key, std::string help, T Owner::*m, T min, T max) {
+  auto member = [m](auto& c) -> auto& {
+    if constexpr (std::is_same_v<Owner, Config>)
+      return c.*m;
+    else
+      return c.limits.*m;
+  };
+  return {std::move(key), std::move(help),
+          [=](Config& c, const std::string& v) { return parse_number<T>(v, member(c), min, max); },
+          [=](const Config& c) {
+            std::ostringstream o;
+            o << member(c);
+            return o.str();
+          }};
+}
+
+OptionSpec choice_opt(std::string key, std::string help, std::string Config::*m,
+                      std::initializer_list<std::string_view> allowed) {
+  std::vector<std::string_view> copy(allowed);
+  return {std::move(key), std::move(help),
+          [m, copy](Config& c, const std::string& v) {
+            const std::string t = trim(v);
+            for (auto a : copy)
+              if (t == a) return (c.*m = t, std::string());
+            std::string list;
+            for (auto a : copy) list += (list.empty() ? "" : ", ") + std::string(a);
+            return "'" + v + "' is not one of " + list;
+          },
+          [m](const Config& c) { return c.*m; }};
+}
+
+std::vector<OptionSpec> make_specs() {
+  std::vector<OptionSpec> s;
+  s.push_back({"listen", "Address and port to listen on, host:port ([v6]:port for IPv6)",
+               [](Config& c, const std::string& v) -> std::string {
+                 const std::string t = trim(v);
+                 const auto colon = t.rfind(':');
+                 if (colon == std::string::npos || colon == 0)
+                   return "'" + v + "' is not host:port";
+                 std::string host = t.substr(0, colon);
+                 if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+                   host = host.substr(1, host.size() - 2);
+                 uint16_t port = 0;
+                 if (auto e = parse_number<uint16_t>(t.substr(colon + 1), port, 0, 65535);
+                     !e.empty())
+                   return e;
+                 c.listen_address = host;
+                 c.port = port;
+                 return {};
+               },
+               [](const Config& c) {
+                 const bool v6 = c.listen_address.find(':') != std::string::npos;
+                 return (v6 ? "[" + c.listen_address + "]" : c.listen_address) + ":" +
+                        std::to_string(c.port);
+               }});
+  s.push_back(string_opt("path_prefix",
+                         "URL path prefix of charge point endpoints: <prefix>/{chargePointId}",
+                         &Config::path_prefix));
+  s.push_back(string_opt("data_dir", "Folder of the SQLite event log (ocppgw.db) and the secret",
+                         &Config::data_dir));
+  s.push_back(string_opt("kafka_brokers",
+                         "Kafka bootstrap servers (comma-separated); empty: events stay in the "
+                         "durable outbox until brokers are configured",
+                         &Config::kafka_brokers));
+  s.push_back(
+      string_opt("kafka_topic", "Kafka topic of the canonical events", &Config::kafka_topic));
+  s.push_back(number_opt("heartbeat_interval", "Heartbeat interval (s) sent in BootNotification",
+                         &Config::heartbeat_interval_s, 1, 86400));
+  s.push_back({"validation_mode",
+               "Default schema validation: strict (violation -> CALLERROR) or lenient (answer "
+               "when possible, record the violations on the event)",
+               [](Config& c, const std::string& v) -> std::string {
+                 auto m = parse_mode(trim(v));
+                 if (!m) return "'" + v + "' is not strict or lenient";
+                 c.validation_mode = *m;
+                 return {};
+               },
+               [](const Config& c) {
+                 return std::string(c.validation_mode == ValidationMode::Strict ? "strict"
+                                                                                : "lenient");
+               }});
+  for (auto [key, mode] : {std::pair{"lenient_charge_points", ValidationMode::Lenient},
+                           std::pair{"strict_charge_points", ValidationMode::Strict}}) {
+    s.push_back({key,
+                 std::string("Comma-separated charge point ids validated ") +
+                     (mode == ValidationMode::Lenient ? "leniently" : "strictly") +
+                     " whatever the default",
+                 [mode](Config& c, const std::string& v) {
+                   for (const auto& id : split_list(v)) c.charge_points[id].validation = mode;
+                   return std::string();
+                 },
+                 [](const Config&) { return std::string(); }});
+  }
+  s.push_back({"subprotocols",
+               "Accepted OCPP subprotocols in server preference order (comma-separated)",
+               [](Config& c, const std::string& v) -> std::string {
+                 std::vector<OcppVersion> out;
+                 for (const auto& name : split_list(v)) {
+                   auto p = parse_subprotocol(name);
+                   if (!p) return "'" + name + "' is not ocpp1.6 or ocpp2.0.1";
+                   out.push_back(*p);
+                 }
+                 if (out.empty()) return "at least one subprotocol is required";
+                 c.subprotocols = out;
+                 return {};
+               },
+               [](const Config& c) {
+                 std::string out;
+                 for (auto v : c.subprotocols)
+                   out += (out.empty() ? "" : ",") + std::string(rpc::subprotocol(v));
+                 return out;
+               }});
+  s.push_back({"subprotocol_pins",
+               "Comma-separated <chargePointId>=<subprotocol> pins: that charge point may only "
+               "use that version",
+               [](Config& c, const std::string& v) -> std::string {
+                 for (const auto& item : split_list(v)) {
+                   const auto eq = item.rfind('=');
+                   if (eq == std::string::npos) return "'" + item + "' is not id=subprotocol";
+                   auto p = parse_subprotocol(trim(item.substr(eq + 1)));
+                   if (!p) return "'" + item + "': unknown subprotocol";
+                   c.charge_points[trim(item.substr(0, eq))].subprotocol = *p;
+                 }
+                 return {};
+               },
+               [](const Config&) { return std::string(); }});
+  s.push_back(choice_opt("unknown_charge_points",
+                         "BootNotification answer for a charge point never seen before",
+                         &Config::unknown_charge_points, {"Accepted", "Pending", "Rejected"}));
+  s.push_back(choice_opt("unknown_tokens", "Authorization status of an id token not in the store",
+                         &Config::unknown_tokens, {"Accepted", "Invalid"}));
+  s.push_back(number_opt("node_index",
+                         "This node's index; transaction ids are n * node_stride + node_index",
+                         &Config::node_index, 0, 1 << 20));
+  s.push_back(number_opt("node_stride", "Number of gateway nodes sharing the id space",
+                         &Config::node_stride, 1, 1 << 20));
+  s.push_back(string_opt("id_token_secret",
+                         "HMAC key for id token hashes; empty: a random one is generated and kept "
+                         "in <data_dir>/id_token_secret (prefer the environment over the file)",
+                         &Config::id_token_secret));
+  s.push_back(number_opt("threads", "I/O threads; 0: one per core", &Config::threads, 0, 1024));
+  s.push_back(number_opt("max_frame_bytes",
+                         "Largest text frame accepted; a larger one closes the connection (1009)",
+                         &Limits::max_frame_bytes, size_t{256}, size_t{1} << 30));
+  s.push_back(number_opt("handshake_timeout", "Seconds allowed for the HTTP upgrade and handshake",
+                         &Limits::handshake_timeout_s, 1, 3600));
+  s.push_back(number_opt("idle_timeout",
+                         "Seconds without any frame (pongs count) before a connection is closed",
+                         &Limits::idle_timeout_s, 2, 86400));
+  s.push_back(
+      {"keepalive_pings", "Send a WebSocket ping after half the idle timeout of silence",
+       [](Config& c, const std::string& v) { return parse_bool(v, c.limits.keepalive_pings); },
+       [](const Config& c) { return std::string(c.limits.keepalive_pings ? "true" : "false"); }});
+  s.push_back(number_opt("max_connections_per_address",
+                         "Concurrent connections allowed from one remote address; 0: unlimited",
+                         &Limits::max_connections_per_address, 0, 1 << 24));
+  s.push_back(number_opt("max_messages_per_second",
+                         "Frames per second read from one connection; faster senders are slowed "
+                         "down (never dropped); 0: unlimited",
+                         &Limits::max_messages_per_s, 0.0, 1e9));
+  s.push_back(number_opt("max_inflight_per_connection",
+                         "Frames of one connection awaiting commit before reading pauses",
+                         &Limits::max_inflight_per_connection, size_t{1}, size_t{1} << 16));
+  s.push_back(choice_opt("log_level", "Log level", &Config::log_level,
+                         {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  s.push_back(choice_opt("log_format", "Log line format", &Config::log_format, {"text", "json"}));
+  return s;
+}
+
+const std::vector<OptionSpec>& specs() {
+  static const std::vector<OptionSpec> table = make_specs();
+  return table;
+}
+
+std::string env_name(const std::string& key) {
+  std::string out = "OCPPGW_";
+  for (char ch : key) out += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+std::string flag_name(const std::string& key) {
+  std::string out = "--";
+  for (char ch : key) out += ch == '_' ? '-' : ch;
+  return out;
+}
+
+// A TOML scalar or array as the text the setters read.
+std::optional<std::string> toml_text(const toml::node& node) {
+  if (auto s = node.value<std::string>(); s && node.is_string()) return *s;
+  if (node.is_integer()) return std::to_string(*node.value<int64_t>());
+  if (node.is_floating_point()) {
+    std::ostringstream o;
+    o << *node.value<double>();
+    return o.str();
+  }
+  if (node.is_boolean()) return std::string(*node.value<bool>() ? "true" : "false");
+  if (const auto* arr = node.as_array()) {
+    std::string out;
+    for (const auto& el : *arr) {
+      auto t = toml_text(el);
+      if (!t) return std::nullopt;
+      out += (out.empty() ? "" : ",") + *t;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::string apply_file(Config& c, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream o;
+    o << path << ": " << e.description() << " (line " << e.source().begin.line << ")";
+    return o.str();
+  }
+  for (const auto& [k, node] : table) {
+    const std::string key(k.str());
+    if (key == "kafka") {
+      const auto* t = node.as_table();
+      if (!t) return path + ": kafka must be a table";
+      for (const auto& [k2, v2] : *t) {
+        auto text = toml_text(v2);
+        if (!text) return path + ": kafka." + std::string(k2.str()) + " has an unsupported type";
+        c.kafka_settings[std::string(k2.str())] = *text;
+      }
+      continue;
+    }
+    if (key == "charge_points") {
+      const auto* cps = node.as_table();
+      if (!cps) return path + ": charge_points must be a table of tables";
+      for (const auto& [id, entry] : *cps) {
+        const auto* t = entry.as_table();
+        if (!t) return path + ": charge_points." + std::string(id.str()) + " must be a table";
+        auto& o = c.charge_points[std::string(id.str())];
+        for (const auto& [field, value] : *t) {
+          const auto text = value.value<std::string>();
+          if (field == "validation" && text && parse_mode(*text)) {
+            o.validation = parse_mode(*text);
+          } else if (field == "subprotocol" && text && parse_subprotocol(*text)) {
+            o.subprotocol = parse_subprotocol(*text);
+          } else {
+            return path + ": charge_points." + std::string(id.str()) + "." +
+                   std::string(field.str()) +
+                   ": expected validation = strict|lenient or subprotocol = ocpp1.6|ocpp2.0.1";
+          }
+        }
+      }
+      continue;
+    }
+    const OptionSpec* spec = nullptr;
+    for (const auto& sp : specs())
+      if (sp.key == key) spec = &sp;
+    if (!spec) return path + ": unknown option '" + key + "'";
+    auto text = toml_text(node);
+    if (!text) return path + ": " + key + " has an unsupported value type";
+    if (auto e = spec->set(c, *text); !e.empty()) return path + ": " + key + ": " + e;
+  }
+  return {};
+}
+
+}  // namespace
+
+ValidationMode Config::validation_for(std::string_view charge_point_id) const {
+  if (auto it = charge_points.find(charge_point_id);
+      it != charge_points.end() && it->second.validation)
+    return *it->second.validation;
+  return validation_mode;
+}
+
+std::vector<OcppVersion> Config::subprotocols_for(std::string_view charge_point_id) const {
+  if (auto it = charge_points.find(charge_point_id);
+      it != charge_points.end() && it->second.subprotocol)
+    return {*it->second.subprotocol};
+  return subprotocols;
+}
+
+struct ConfigLoader::State {
+  std::string config_path;
+  std::vector<std::string> cli_values;
+  std::vector<CLI::Option*> cli_options;
+};
+
+ConfigLoader::ConfigLoader(CLI::App& app) : state_(std::make_unique<State>()) {
+  const Config defaults;
+  app.add_option("--config", state_->config_path,
+                 "TOML config file; keys are the option names below with '_' "
+                 "(e.g. max_frame_bytes = 1048576), plus [charge_points.\"<id>\"] tables with "
+                 "validation = \"lenient\" and subprotocol = \"ocpp1.6\".")
+      ->envname("OCPPGW_CONFIG");
+  state_->cli_values.resize(specs().size());
+  for (size_t i = 0; i < specs().size(); ++i) {
+    const auto& sp = specs()[i];
+    std::string help = sp.help;
+    const std::string def = sp.show(defaults);
+    help += " [default: " + (def.empty() ? std::string("none") : def) + "; env " +
+            env_name(sp.key) + "; file key " + sp.key + "]";
+    state_->cli_options.push_back(app.add_option(flag_name(sp.key), state_->cli_values[i], help));
+  }
+}
+
+ConfigLoader::~ConfigLoader() = default;
+
+std::optional<Config> ConfigLoader::resolve(std::string* error,
+                                            const char* (*environ_lookup)(const char*)) const {
+  auto lookup = environ_lookup ? environ_lookup
+                               : +[](const char* name) -> const char* { return std::getenv(name); };
+  Config c;
+  auto fail = [&](std::string message) {
+    if (error) *error = std::move(message);
+    return std::optional<Config>();
+  };
+  std::string path = state_->config_path;
+  if (path.empty())
+    if (const char* p = lookup("OCPPGW_CONFIG")) path = p;
+  if (!path.empty()) {
+    if (!std::filesystem::exists(path)) return fail("config file " + path + " does not exist");
+    if (auto e = apply_file(c, path); !e.empty()) return fail(e);
+  }
+  for (const auto& sp : specs()) {
+    const std::string name = env_name(sp.key);
+    if (const char* v = lookup(name.c_str()))
+      if (auto e = sp.set(c, v); !e.empty()) return fail(name + ": " + e);
+  }
+  for (size_t i = 0; i < specs().size(); ++i) {
+    if (state_->cli_options[i]->count() == 0) continue;
+    const auto& sp = specs()[i];
+    if (auto e = sp.set(c, state_->cli_values[i]); !e.empty())
+      return fail(flag_name(sp.key) + ": " + e);
+  }
+  if (c.path_prefix.empty() || c.path_prefix.front() != '/') c.path_prefix = "/" + c.path_prefix;
+  while (c.path_prefix.size() > 1 && c.path_prefix.back() == '/') c.path_prefix.pop_back();
+  if (c.node_index >= c.node_stride) return fail("node_index must be smaller than node_stride");
+  return c;
+}
+
+std::optional<std::string> load_or_create_secret(const std::string& data_dir, bool* generated,
+                                                 std::string* error) {
+  if (generated) *generated = false;
+  const std::string path = data_dir + "/id_token_secret";
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (std::ifstream in(path); in) {
+    std::string secret;
+    std::getline(in, secret);
+    secret = trim(secret);
+    if (!secret.empty()) return secret;
+  }
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    if (error) *error = "cannot generate a random secret";
+    return std::nullopt;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string secret;
+  for (unsigned char b : bytes) {
+    secret += kHex[b >> 4];
+    secret += kHex[b & 15];
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    if (error) *error = "cannot create " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  const std::string line = secret + "\n";
+  const bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                  ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) {
+    if (error) *error = "cannot write " + path;
+    return std::nullopt;
+  }
+  if (generated) *generated = true;
+  return secret;
+}
+
+}  // namespace ocppgw::gateway

@@ -1,0 +1,96 @@
+// gateway/config.hpp: the gateway's settings and where they come from. Every option is declared
+// once (name, description, default, how to read it); the same declaration serves the TOML file,
+// the OCPPGW_<KEY> environment variables and the command-line flags, in that order of
+// precedence (a flag beats the environment, which beats the file, which beats the embedded
+// default). Per-charge-point overrides (validation mode, subprotocol pin) come from the file's
+// [charge_points."<id>"] tables and from repeatable flags.
+// Threading: a Config is built once at start-up and then only read, from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gateway/rpc/action.hpp"
+#include "gateway/rpc/rpc_error.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace ocppgw::gateway {
+
+struct Limits {
+  size_t max_frame_bytes = 1024 * 1024;     // larger text frame: close 1009
+  int handshake_timeout_s = 10;             // HTTP upgrade request and WebSocket handshake
+  int idle_timeout_s = 120;                 // no frame (not even a pong) for this long: close
+  bool keepalive_pings = true;              // ping after half the idle timeout of silence
+  int max_connections_per_address = 0;      // 0: unlimited (NAT and load balancers share one)
+  double max_messages_per_s = 200;          // per connection; excess is delayed, never dropped
+  size_t max_inflight_per_connection = 64;  // frames awaiting commit before reading pauses
+  size_t max_http_body_bytes = 64 * 1024;
+};
+
+struct ChargePointOverride {
+  std::optional<rpc::ValidationMode> validation;
+  std::optional<rpc::OcppVersion> subprotocol;  // pin: only this version is accepted
+};
+
+struct Config {
+  std::string listen_address = "0.0.0.0";
+  uint16_t port = 8180;
+  std::string path_prefix = "/ocpp";
+  std::string data_dir = "./data";
+  std::string kafka_brokers;  // empty: events wait in the durable outbox
+  std::string kafka_topic = "ocpp-events";
+  // Further publisher settings and librdkafka properties from the file's [kafka] table
+  // (e.g. "security.protocol" = "SASL_SSL", "sasl.password" = "env:EVENTHUB_KEY").
+  std::map<std::string, std::string> kafka_settings;
+  int heartbeat_interval_s = 300;
+  rpc::ValidationMode validation_mode = rpc::ValidationMode::Strict;
+  std::string unknown_charge_points = "Accepted";  // Accepted | Pending | Rejected
+  std::string unknown_tokens = "Invalid";          // Accepted | Invalid
+  int node_index = 0;
+  int node_stride = 1;
+  std::string id_token_secret;  // empty: generated once and kept in <data_dir>/id_token_secret
+  int threads = 0;              // 0: one per core
+  std::vector<rpc::OcppVersion> subprotocols = {rpc::OcppVersion::v201, rpc::OcppVersion::v16};
+  std::map<std::string, ChargePointOverride, std::less<>> charge_points;
+  Limits limits;
+  std::string log_level = "info";
+  std::string log_format = "text";  // text | json
+
+  std::string db_path() const { return data_dir + "/ocppgw.db"; }
+  rpc::ValidationMode validation_for(std::string_view charge_point_id) const;
+  // Server preference order for this charge point (its pin alone, when pinned).
+  std::vector<rpc::OcppVersion> subprotocols_for(std::string_view charge_point_id) const;
+};
+
+// Registers every option on `app` (and --config). After app.parse(), resolve() applies the
+// file, the environment and the flags, in that order, on top of the defaults.
+class ConfigLoader {
+ public:
+  explicit ConfigLoader(CLI::App& app);
+  ~ConfigLoader();
+  ConfigLoader(const ConfigLoader&) = delete;
+  ConfigLoader& operator=(const ConfigLoader&) = delete;
+
+  // Returns nullopt and sets *error on an unreadable file or a bad value (naming its source).
+  // `environ_lookup` is std::getenv by default; tests pass their own.
+  std::optional<Config> resolve(std::string* error,
+                                const char* (*environ_lookup)(const char*) = nullptr) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Reads <data_dir>/id_token_secret, creating it (random, 0600) when absent. Sets *generated when
+// it had to create one so the caller can warn that no secret was configured.
+std::optional<std::string> load_or_create_secret(const std::string& data_dir, bool* generated,
+                                                 std::string* error);
+
+}  // namespace ocppgw::gateway

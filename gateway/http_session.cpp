@@ -1,0 +1,273 @@
+// gateway/http_session.cpp
+#include "gateway/http_session.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gateway/logging.hpp"
+#include "gateway/session_registry.hpp"
+#include "gateway/ws_session.hpp"
+
+namespace ocppgw::gateway {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+constexpr size_t kMaxChargePointIdLength = 48;
+constexpr size_t kMaxHeaderBytes = 8 * 1024;
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
+  std::string out;
+  for (auto v : versions) out += (out.empty() ? "" : ", ") + std::string(rpc::subprotocol(v));
+  return out;
+}
+
+}  // namespace
+
+TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix) {
+  TargetParse out;
+  if (auto q = target.find_first_of("?#"); q != std::string_view::npos)
+    target = target.substr(0, q);
+  const bool under_prefix = target.size() > prefix.size() &&
+                            target.substr(0, prefix.size()) == prefix &&
+                            (prefix == "/" || target[prefix.size()] == '/');
+  if (!under_prefix) {
+    out.not_found = true;
+    out.error = "not a charge point endpoint; use " + std::string(prefix == "/" ? "" : prefix) +
+                "/{chargePointId}";
+    return out;
+  }
+  const std::string_view segment = target.substr(target.rfind('/') + 1);
+  std::string id;
+  for (size_t i = 0; i < segment.size(); ++i) {
+    if (segment[i] != '%') {
+      id += segment[i];
+      continue;
+    }
+    const int hi = i + 2 < segment.size() ? hex_value(segment[i + 1]) : -1;
+    const int lo = i + 2 < segment.size() ? hex_value(segment[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      out.error = "bad percent-encoding in charge point id";
+      return out;
+    }
+    id += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  if (id.empty()) {
+    out.error = "charge point id is empty";
+    return out;
+  }
+  if (id.size() > kMaxChargePointIdLength) {
+    out.error = "charge point id is longer than 48 characters";
+    return out;
+  }
+  for (char ch : id) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x21 || c > 0x7E || ch == '/') {
+      out.error = "charge point id must be printable ASCII without spaces or '/'";
+      return out;
+    }
+  }
+  out.charge_point_id = std::move(id);
+  return out;
+}
+
+Negotiation negotiate_subprotocol(std::string_view offered_header,
+                                  const std::vector<rpc::OcppVersion>& preference) {
+  Negotiation out;
+  std::vector<std::string> offered;
+  size_t start = 0;
+  while (start <= offered_header.size()) {
+    const size_t comma = offered_header.find(',', start);
+    const auto item = trim(offered_header.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (!item.empty()) offered.push_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (offered.empty()) {
+    out.error =
+        "no Sec-WebSocket-Protocol offered; this server speaks " + supported_list(preference);
+    return out;
+  }
+  for (auto v : preference)
+    for (const auto& o : offered)
+      if (o == rpc::subprotocol(v)) {
+        out.chosen = v;
+        return out;
+      }
+  std::string list;
+  for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
+  out.error = "none of the offered subprotocols (" + list + ") is supported; this server speaks " +
+              supported_list(preference);
+  return out;
+}
+
+HttpSession::HttpSession(net::ip::tcp::socket&& socket, Services& services,
+                         std::shared_ptr<void> slot)
+    : stream_(std::move(socket)), services_(services), slot_(std::move(slot)) {
+  beast::error_code ec;
+  const auto ep = stream_.socket().remote_endpoint(ec);
+  if (!ec) {
+    const auto addr = ep.address().to_string();
+    remote_address_ =
+        (ep.address().is_v6() ? "[" + addr + "]" : addr) + ":" + std::to_string(ep.port());
+  }
+}
+
+void HttpSession::run() {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+}
+
+void HttpSession::do_read() {
+  parser_.emplace();
+  parser_->header_limit(kMaxHeaderBytes);
+  parser_->body_limit(services_.config.limits.max_http_body_bytes);
+  stream_.expires_after(std::chrono::seconds(services_.config.limits.handshake_timeout_s));
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code ec, size_t bytes) {
+                     self->on_read(ec, bytes);
+                   });
+}
+
+void HttpSession::on_read(beast::error_code ec, size_t) {
+  if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+      ec == net::error::operation_aborted) {
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    return;
+  }
+  if (ec) {
+    log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", ec.message()}});
+    HttpResponse res{http::status::bad_request, 11};
+    res.set(http::field::content_type, "text/plain");
+    res.body() = "bad request: " + ec.message() + "\n";
+    res.keep_alive(false);
+    write(std::move(res));
+    return;
+  }
+  HttpRequest request = parser_->release();
+  if (websocket::is_upgrade(request)) {
+    upgrade(std::move(request));
+    return;
+  }
+  services_.http_handler(std::move(request), [self = shared_from_this()](HttpResponse res) {
+    net::post(self->stream_.get_executor(),
+              [self, res = std::move(res)]() mutable { self->write(std::move(res)); });
+  });
+}
+
+void HttpSession::upgrade(HttpRequest request) {
+  const auto target = parse_charge_point_target(request.target(), services_.config.path_prefix);
+  if (!target.charge_point_id) {
+    refuse(request, target.not_found ? http::status::not_found : http::status::bad_request,
+           target.error, "");
+    return;
+  }
+  const std::string& cp = *target.charge_point_id;
+  if (!services_.sink.healthy()) {
+    refuse(request, http::status::service_unavailable,
+           "the event log is unavailable; try again later", cp);
+    return;
+  }
+  std::vector<rpc::OcppVersion> preference;
+  for (auto v : services_.config.subprotocols_for(cp))
+    if (services_.protocol(v)) preference.push_back(v);
+  const auto negotiation =
+      negotiate_subprotocol(request[http::field::sec_websocket_protocol], preference);
+  if (!negotiation.chosen) {
+    refuse(request, http::status::bad_request, negotiation.error, cp);
+    return;
+  }
+  // Security profiles (HTTP Basic, client certificates) plug in here, before the upgrade.
+  auto session =
+      std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
+                                  *services_.protocol(*negotiation.chosen), std::move(slot_));
+  session->run(std::move(request));
+}
+
+void HttpSession::refuse(const HttpRequest& request, http::status status, std::string body,
+                         std::string_view charge_point_id) {
+  log::warn("handshake_refused", charge_point_id,
+            {{"remote", remote_address_},
+             {"target", request.target()},
+             {"status", std::to_string(static_cast<int>(status))},
+             {"reason", body}});
+  HttpResponse res{status, request.version()};
+  res.set(http::field::server, "ocppgw");
+  res.set(http::field::content_type, "text/plain");
+  res.body() = std::move(body) + "\n";
+  res.keep_alive(false);
+  write(std::move(res));
+}
+
+void HttpSession::write(HttpResponse response) {
+  response.prepare_payload();
+  const bool close = response.need_eof();
+  response_ = std::make_shared<HttpResponse>(std::move(response));
+  stream_.expires_after(std::chrono::seconds(services_.config.limits.handshake_timeout_s));
+  http::async_write(stream_, *response_,
+                    [self = shared_from_this(), close](beast::error_code ec, size_t bytes) {
+                      self->on_write(close, ec, bytes);
+                    });
+}
+
+void HttpSession::on_write(bool close, beast::error_code ec, size_t) {
+  response_.reset();
+  if (ec || close) {
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    return;
+  }
+  do_read();
+}
+
+HttpHandler health_handler(const Services& services) {
+  return [&services](HttpRequest&& request, HttpRespond respond) {
+    const auto path = request.target().substr(0, request.target().find('?'));
+    HttpResponse res{http::status::ok, request.version()};
+    res.set(http::field::server, "ocppgw");
+    res.keep_alive(request.keep_alive());
+    if (path == "/health" &&
+        (request.method() == http::verb::get || request.method() == http::verb::head)) {
+      const auto stats = services.sink.stats();
+      const bool healthy = services.sink.healthy();
+      nlohmann::json body = {{"status", healthy ? "ok" : "unhealthy"},
+                             {"connections", services.registry.size()},
+                             {"sink",
+                              {{"healthy", healthy},
+                               {"frames_committed", stats.frames_committed},
+                               {"events_committed", stats.events_committed},
+                               {"batches", stats.batches},
+                               {"last_commit_ms", stats.last_commit_ms},
+                               {"last_error", stats.last_error}}}};
+      res.result(healthy ? http::status::ok : http::status::service_unavailable);
+      res.set(http::field::content_type, "application/json");
+      res.body() = body.dump() + "\n";
+    } else {
+      res.result(http::status::not_found);
+      res.set(http::field::content_type, "text/plain");
+      res.body() = "not found\n";
+    }
+    respond(std::move(res));
+  };
+}
+
+}  // namespace ocppgw::gateway

@@ -1,0 +1,92 @@
+// gateway/main.cpp: the `ocppgw` binary. Without a subcommand it serves (gateway/app); the
+// subcommands are registered by the modules that own them, each with a function that adds a
+// CLI11 subcommand and receives the resolved configuration only when it runs.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "gateway/app.hpp"
+#include "gateway/config.hpp"
+#include "gateway/kafka_publisher.hpp"
+#include "gateway/kafka_tools.hpp"
+#include "gateway/logging.hpp"
+#include "gateway/token_cli.hpp"
+
+namespace {
+
+using ocppgw::gateway::Config;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{
+      "ocppgw: OCPP 1.6J / 2.0.1 central-system gateway. Charge points connect to "
+      "ws://<listen>/ocpp/{chargePointId}; every frame is committed to the SQLite event log "
+      "before it is answered, and published to Kafka when brokers are configured.\n"
+      "Settings come from (lowest to highest precedence) the embedded defaults, the --config "
+      "TOML file, OCPPGW_<OPTION> environment variables, and the flags below.",
+      "ocppgw"};
+  ocppgw::gateway::ConfigLoader loader(cli);
+
+  // Subcommands see the configuration as resolved when they run (after parsing).
+  std::optional<Config> resolved;
+  auto config = [&]() -> const Config& {
+    if (!resolved) {
+      std::string error;
+      resolved = loader.resolve(&error);
+      if (!resolved) throw CLI::RuntimeError("configuration: " + error, 2);
+    }
+    return *resolved;
+  };
+  auto secret = [&](const Config& c) {
+    if (!c.id_token_secret.empty()) return c.id_token_secret;
+    std::string error;
+    auto s = ocppgw::gateway::load_or_create_secret(c.data_dir, nullptr, &error);
+    if (!s) throw CLI::RuntimeError(error, 1);
+    return *s;
+  };
+
+  CLI::App* tokens = ocppgw::gateway::add_token_commands(cli, [&] {
+    const Config& c = config();
+    return ocppgw::gateway::TokenCliEnv{c.db_path(), secret(c)};
+  });
+  auto kafka = ocppgw::gateway::add_kafka_commands(cli, [&] {
+    const Config& c = config();
+    ocppgw::gateway::KafkaToolEnv env;
+    env.kafka.db_path = c.db_path();
+    env.kafka.topic = c.kafka_topic;
+    if (!c.kafka_brokers.empty()) (void)env.kafka.set("brokers", c.kafka_brokers);
+    for (const auto& [k, v] : c.kafka_settings)
+      if (auto s = env.kafka.set(k, v); !s.ok())
+        throw CLI::RuntimeError("kafka." + k + ": " + s.message(), 2);
+    env.pipeline.path = c.data_dir + "/analytics.db";
+    return env;
+  });
+  // Further subcommands (analytics rebuild/replay, ...) register here, the same way.
+  cli.require_subcommand(0, 1);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+  if (tokens->parsed() || kafka.parsed()) return 0;
+
+  std::string error;
+  auto cfg = loader.resolve(&error);
+  if (!cfg) {
+    std::cerr << "ocppgw: configuration: " << error << "\n";
+    return 2;
+  }
+  ocppgw::gateway::log::init(cfg->log_level, cfg->log_format);
+  ocppgw::gateway::App app(std::move(*cfg));
+  app.add_component(ocppgw::gateway::make_kafka_component());
+  // Analytics and web components are added here as they land.
+  if (auto s = app.start(); !s.ok()) {
+    ocppgw::gateway::log::error("startup_failed", "", {{"error", s.message()}});
+    app.request_stop();
+    app.wait();
+    return 1;
+  }
+  return app.wait();
+}

@@ -1,0 +1,106 @@
+// gateway/ws_session.hpp: one charge point's WebSocket connection after the upgrade. It reads
+// text frames, runs each through rpc::dispatch, submits the frame with its events and writes to
+// the event sink and sends the reply only once the sink reports the commit (ack-after-durable),
+// in the order the frames arrived, even though several frames may await their commit at once.
+// It also owns the write queue (one async_write at a time), keepalive pings and the idle
+// timeout, the frame-size and rate limits, Connection events, and the CSMS->charge point calls
+// awaiting an answer (PendingCalls).
+// Threading: every member runs on the session's strand (the socket's executor). The public
+// methods call(), close_async() and info() may be called from any thread: the first two post to
+// the strand, info() reads immutable fields.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "gateway/pending_calls.hpp"
+#include "gateway/services.hpp"
+#include "gateway/session_registry.hpp"
+
+namespace ocppgw::gateway {
+
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  // `slot` is held for the connection's lifetime (the per-address connection limit).
+  WsSession(boost::beast::tcp_stream&& stream, Services& services, std::string charge_point_id,
+            std::string remote_address, const rpc::Protocol& protocol, std::shared_ptr<void> slot);
+  ~WsSession();
+
+  // Accepts the upgrade request (answering with the negotiated subprotocol) and starts reading.
+  void run(HttpRequest request);
+
+  // CSMS->charge point call; see PendingCalls. Thread-safe.
+  void call(std::string action, nlohmann::json payload, std::chrono::milliseconds timeout,
+            CallCallback callback);
+  // Stops reading, lets frames already read finish (their replies go out), then closes with
+  // `code`. Thread-safe.
+  void close_async(boost::beast::websocket::close_code code, std::string reason);
+
+  SessionInfo info() const;
+  const std::string& charge_point_id() const { return charge_point_id_; }
+
+ private:
+  struct Inflight {
+    bool ready = false;
+    std::string reply;  // empty: nothing to send (e.g. a frame without a readable id)
+  };
+
+  void on_accept(boost::beast::error_code ec);
+  void do_read();
+  void on_read(boost::beast::error_code ec, size_t bytes);
+  void handle_text(std::string text);
+  void refuse_frame(std::string_view raw, std::string_view reason,
+                    boost::beast::websocket::close_code code, std::string close_reason);
+  // Submits the frame's entry and reserves its place in the reply order.
+  void submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
+              std::unique_ptr<rpc::WriteSet> writes, std::string reply);
+  void on_durable(uint64_t seq, bool committed);
+  void flush_replies();
+  void send(std::string text);
+  void do_write();
+  void on_write(boost::beast::error_code ec, size_t bytes);
+  void close(boost::beast::websocket::close_code code, std::string reason);
+  void maybe_finish_close();
+  void finish(std::string reason);
+  bool take_token();
+  rpc::CallContext context(int64_t now_ms);
+
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  Services& services_;
+  const std::string charge_point_id_;
+  const std::string remote_address_;
+  const rpc::Protocol& protocol_;
+  const rpc::ValidationMode mode_;
+  const int64_t connected_ms_;
+  std::shared_ptr<void> slot_;
+
+  boost::beast::flat_buffer buffer_;
+  bool reading_ = false;
+  std::deque<Inflight> inflight_;  // front has sequence number inflight_base_
+  uint64_t inflight_base_ = 0;
+  std::deque<std::string> write_queue_;
+  bool writing_ = false;
+
+  // Token bucket for the per-connection message rate.
+  double tokens_ = 0;
+  std::chrono::steady_clock::time_point refilled_;
+  boost::asio::steady_timer rate_timer_;
+
+  PendingCalls pending_;
+
+  bool accepted_ = false;
+  bool draining_ = false;  // close requested: read no more, close once replies are out
+  bool closing_ = false;   // async_close issued
+  bool finished_ = false;
+  boost::beast::websocket::close_reason close_reason_;
+  std::string end_reason_;  // for the disconnect log line and event
+};
+
+}  // namespace ocppgw::gateway
