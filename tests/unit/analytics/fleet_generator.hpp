@@ -21,6 +21,7 @@ struct FleetSpec {
   int sessions_per_cp = 4;
   int readings_per_session = 6;
   uint64_t seed = 1;
+  std::string cp_prefix = "CP-";
   int64_t start_ms = 1772359200000;  // 2026-03-01T10:00:00Z
   double p_missing_start = 0.06;
   double p_missing_stop = 0.10;
@@ -60,7 +61,7 @@ inline Fleet generate_fleet(const FleetSpec& spec) {
   auto id = [&]() { return "ev-" + std::to_string(spec.seed) + "-" + std::to_string(next_id++); };
 
   for (int c = 0; c < spec.charge_points; ++c) {
-    const std::string cp = "CP-" + std::to_string(c);
+    const std::string cp = spec.cp_prefix + std::to_string(c);
     const int64_t skew = spec.skewed_charge_point && c == 0 ? 10 * 60 * 1000 : 0;
     std::vector<Event> cp_events;
     auto base = [&](EventType type, int64_t t) {

@@ -114,7 +114,9 @@ TEST(AnalyticsProperty, FinalEnergyEqualsGroundTruthAndFlagsMatchTheFaults) {
     EXPECT_EQ(flags.find("METER_ANOMALY") != std::string::npos, truth.meter_reset);
     EXPECT_EQ(flags.find("CONFLICT") != std::string::npos, truth.conflict);
     EXPECT_EQ(flags.find("CLOCK_SKEW") != std::string::npos, truth.charge_point_id == "CP-0");
-    if (!st.is_null(0)) EXPECT_GE(st.real(0), 0.0);
+    if (!st.is_null(0)) {
+      EXPECT_GE(st.real(0), 0.0);
+    }
   }
   EXPECT_GT(finals, 100);
   EXPECT_GT(statuses["START_MISSING"], 0);

@@ -77,8 +77,9 @@ TEST_F(ReadModelsTest, LiveSessionsDailyStatsQuarantineAndQualityMetrics) {
   EXPECT_GT(q[0]["quarantine_id"].get<int64_t>(), q.back()["quarantine_id"].get<int64_t>());
   nlohmann::json page2 = rm_->quarantine_list(std::string("NEW"), std::nullopt,
                                               q.back()["quarantine_id"].get<int64_t>(), 5);
-  if (!page2.empty())
+  if (!page2.empty()) {
     EXPECT_LT(page2[0]["quarantine_id"].get<int64_t>(), q.back()["quarantine_id"].get<int64_t>());
+  }
   nlohmann::json m = rm_->dq_metrics();
   EXPECT_GT(m["rates"]["technical_duplicates"].get<double>(), 0.0);
   EXPECT_GT(m["rates"]["quarantine_by_reason"]["CONFLICT"].get<double>(), 0.0);
