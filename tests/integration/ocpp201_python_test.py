@@ -176,8 +176,10 @@ async def bad_input():
 
 
 def events_of(db, cp_id):
-    rows = db.execute("SELECT ocpp_version, json FROM events WHERE charge_point_id = ? ORDER BY seq", (cp_id,)).fetchall()
-    return [(v, json.loads(j)) for v, j in rows]
+    """(ocpp_version column, event JSON plus the table's event_ts_ms/ingest_ts_ms columns)."""
+    rows = db.execute("SELECT ocpp_version, event_ts_ms, ingest_ts_ms, json FROM events "
+                      "WHERE charge_point_id = ? ORDER BY seq", (cp_id,)).fetchall()
+    return [(v, json.loads(j) | {"event_ts_ms": ts, "ingest_ts_ms": its}) for v, ts, its, j in rows]
 
 
 def check_actions_recorded(db, cp_id):
