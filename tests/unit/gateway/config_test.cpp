@@ -1,0 +1,131 @@
+// tests/unit/gateway/config_test.cpp
+#include "gateway/config.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
+
+namespace ocppgw::gateway {
+namespace {
+
+std::map<std::string, std::string> fake_env;
+const char* lookup(const char* name) {
+  auto it = fake_env.find(name);
+  return it == fake_env.end() ? nullptr : it->second.c_str();
+}
+
+std::optional<Config> load(std::vector<std::string> args, std::string* error = nullptr) {
+  CLI::App app;
+  ConfigLoader loader(app);
+  std::vector<const char*> argv{"ocppgw"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  std::string e;
+  auto c = loader.resolve(&e, &lookup);
+  if (error) *error = e;
+  return c;
+}
+
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& text) {
+    path = (std::filesystem::temp_directory_path() /
+            ("ocppgw-config-" + std::to_string(::getpid()) + ".toml"))
+               .string();
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+TEST(Config, EmbeddedDefaultsNeedNothing) {
+  fake_env.clear();
+  auto c = load({});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->listen_address, "0.0.0.0");
+  EXPECT_EQ(c->port, 8180);
+  EXPECT_EQ(c->path_prefix, "/ocpp");
+  EXPECT_EQ(c->db_path(), "./data/ocppgw.db");
+  EXPECT_TRUE(c->kafka_brokers.empty());
+  EXPECT_EQ(c->heartbeat_interval_s, 300);
+  EXPECT_EQ(c->validation_mode, rpc::ValidationMode::Strict);
+  EXPECT_EQ(c->unknown_charge_points, "Accepted");
+  EXPECT_EQ(c->unknown_tokens, "Invalid");
+  EXPECT_EQ(c->limits.max_frame_bytes, 1024u * 1024u);
+  ASSERT_EQ(c->subprotocols.size(), 2u);
+  EXPECT_EQ(c->subprotocols[0], rpc::OcppVersion::v201);
+}
+
+TEST(Config, FlagBeatsEnvironmentWhichBeatsTheFile) {
+  TempFile file(
+      "listen = \"127.0.0.1:9000\"\nheartbeat_interval = 60\nidle_timeout = 30\n"
+      "max_frame_bytes = 2048\n");
+  fake_env = {{"OCPPGW_HEARTBEAT_INTERVAL", "90"}, {"OCPPGW_IDLE_TIMEOUT", "45"}};
+  auto c = load({"--config", file.path, "--idle-timeout", "50"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->port, 9000);
+  EXPECT_EQ(c->listen_address, "127.0.0.1");
+  EXPECT_EQ(c->heartbeat_interval_s, 90);
+  EXPECT_EQ(c->limits.idle_timeout_s, 50);
+  EXPECT_EQ(c->limits.max_frame_bytes, 2048u);
+  fake_env.clear();
+}
+
+TEST(Config, PerChargePointOverridesFromFileAndFlags) {
+  TempFile file(
+      "subprotocols = [\"ocpp1.6\", \"ocpp2.0.1\"]\n"
+      "[charge_points.\"CP-1\"]\nvalidation = \"lenient\"\nsubprotocol = \"ocpp1.6\"\n"
+      "[kafka]\n\"security.protocol\" = \"SASL_SSL\"\n");
+  fake_env.clear();
+  auto c = load({"--config", file.path, "--lenient-charge-points", "CP-2,CP-3",
+                 "--subprotocol-pins", "CP-3=ocpp2.0.1"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->subprotocols[0], rpc::OcppVersion::v16);
+  EXPECT_EQ(c->validation_for("CP-1"), rpc::ValidationMode::Lenient);
+  EXPECT_EQ(c->validation_for("CP-2"), rpc::ValidationMode::Lenient);
+  EXPECT_EQ(c->validation_for("CP-9"), rpc::ValidationMode::Strict);
+  EXPECT_EQ(c->subprotocols_for("CP-1"), std::vector{rpc::OcppVersion::v16});
+  EXPECT_EQ(c->subprotocols_for("CP-3"), std::vector{rpc::OcppVersion::v201});
+  EXPECT_EQ(c->subprotocols_for("CP-9").size(), 2u);
+  EXPECT_EQ(c->kafka_settings.at("security.protocol"), "SASL_SSL");
+}
+
+TEST(Config, BadValuesNameTheirSource) {
+  fake_env = {{"OCPPGW_VALIDATION_MODE", "sloppy"}};
+  std::string error;
+  EXPECT_FALSE(load({}, &error));
+  EXPECT_NE(error.find("OCPPGW_VALIDATION_MODE"), std::string::npos);
+  fake_env.clear();
+  EXPECT_FALSE(load({"--listen", "nowhere"}, &error));
+  EXPECT_NE(error.find("--listen"), std::string::npos);
+  EXPECT_FALSE(load({"--subprotocols", "ocpp1.5"}, &error));
+  TempFile file("no_such_option = 1\n");
+  EXPECT_FALSE(load({"--config", file.path}, &error));
+  EXPECT_NE(error.find("no_such_option"), std::string::npos);
+  EXPECT_FALSE(load({"--node-index", "3", "--node-stride", "2"}, &error));
+}
+
+TEST(Config, GeneratedSecretIsKeptInTheDataDir) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ocppgw-secret-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  bool generated = false;
+  auto first = load_or_create_secret(dir.string(), &generated, nullptr);
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(generated);
+  EXPECT_EQ(first->size(), 64u);
+  auto second = load_or_create_secret(dir.string(), &generated, nullptr);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(generated);
+  EXPECT_EQ(*first, *second);
+  EXPECT_EQ(std::filesystem::status(dir / "id_token_secret").permissions() &
+                std::filesystem::perms::group_all,
+            std::filesystem::perms::none);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ocppgw::gateway

@@ -1,0 +1,81 @@
+// tests/unit/gateway/http_session_test.cpp
+#include "gateway/http_session.hpp"
+
+#include <boost/beast/http.hpp>
+
+#include "tests/unit/gateway/gateway_fixture.hpp"
+
+namespace ocppgw::gateway {
+namespace {
+
+using rpc::OcppVersion;
+
+TEST(ChargePointTarget, TakesThePercentDecodedLastSegment) {
+  auto t = parse_charge_point_target("/ocpp/CP%2D01?x=1", "/ocpp");
+  ASSERT_TRUE(t.charge_point_id);
+  EXPECT_EQ(*t.charge_point_id, "CP-01");
+  t = parse_charge_point_target("/ocpp/site/CP7", "/ocpp");
+  ASSERT_TRUE(t.charge_point_id);
+  EXPECT_EQ(*t.charge_point_id, "CP7");
+}
+
+TEST(ChargePointTarget, RejectsBadIds) {
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/", "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/" + std::string(49, 'a'), "/ocpp").charge_point_id);
+  EXPECT_TRUE(parse_charge_point_target("/ocpp/" + std::string(48, 'a'), "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/a%2Fb", "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/a%2", "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/a%zz", "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/a%20b", "/ocpp").charge_point_id);
+  EXPECT_FALSE(parse_charge_point_target("/ocpp/a%C3%A9", "/ocpp").charge_point_id);
+  const auto outside = parse_charge_point_target("/ocppx/CP1", "/ocpp");
+  EXPECT_FALSE(outside.charge_point_id);
+  EXPECT_TRUE(outside.not_found);
+}
+
+TEST(SubprotocolNegotiation, PicksTheServersFavouriteAmongTheOffered) {
+  const std::vector prefs{OcppVersion::v201, OcppVersion::v16};
+  EXPECT_EQ(negotiate_subprotocol("ocpp1.6, ocpp2.0.1", prefs).chosen, OcppVersion::v201);
+  EXPECT_EQ(negotiate_subprotocol("ocpp1.6", prefs).chosen, OcppVersion::v16);
+  EXPECT_EQ(negotiate_subprotocol("ocpp2.0.1,ocpp1.6", {OcppVersion::v16}).chosen,
+            OcppVersion::v16);
+}
+
+TEST(SubprotocolNegotiation, NeverFallsBackSilently) {
+  const std::vector prefs{OcppVersion::v201, OcppVersion::v16};
+  auto none = negotiate_subprotocol("", prefs);
+  EXPECT_FALSE(none.chosen);
+  EXPECT_NE(none.error.find("no Sec-WebSocket-Protocol"), std::string::npos);
+  auto unknown = negotiate_subprotocol("ocpp1.5, ocpp2.1", prefs);
+  EXPECT_FALSE(unknown.chosen);
+  EXPECT_NE(unknown.error.find("ocpp1.5"), std::string::npos);
+  EXPECT_FALSE(negotiate_subprotocol("ocpp2.0.1", {OcppVersion::v16}).chosen);
+}
+
+TEST(HttpSession, HealthReportsTheSink) {
+  testing::Gateway gw;
+  namespace http = boost::beast::http;
+  auto get = [&] {
+    boost::asio::io_context ioc;
+    boost::beast::tcp_stream stream(ioc);
+    stream.connect({boost::asio::ip::make_address("127.0.0.1"), gw.port()});
+    http::request<http::empty_body> req{http::verb::get, "/health", 11};
+    req.set(http::field::host, "127.0.0.1");
+    http::write(stream, req);
+    boost::beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    return res;
+  };
+  auto ok = get();
+  EXPECT_EQ(ok.result_int(), 200u);
+  EXPECT_EQ(nlohmann::json::parse(ok.body())["status"], "ok");
+  gw.sink.fail = true;
+  SinkEntry entry;
+  entry.on_durable = [](bool) {};
+  gw.sink.submit(std::move(entry));  // any submission now fails: the sink turns unhealthy
+  EXPECT_EQ(get().result_int(), 503u);
+}
+
+}  // namespace
+}  // namespace ocppgw::gateway
