@@ -6,7 +6,9 @@
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gateway/csms_state.hpp"  // rpc::WriteSet, destroyed with SinkEntry
 #include "gateway/logging.hpp"
+#include "gateway/rpc/dispatcher.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/ws_session.hpp"
 
@@ -210,12 +212,45 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
              {"target", request.target()},
              {"status", std::to_string(static_cast<int>(status))},
              {"reason", body}});
+  // A refused charge point handshake is bad input like a bad frame: it leaves an Invalid event
+  // (charge_point_id empty when the id itself was the problem, for analytics to quarantine).
+  if (status == http::status::bad_request) record_refusal(request, body, charge_point_id);
   HttpResponse res{status, request.version()};
   res.set(http::field::server, "ocppgw");
   res.set(http::field::content_type, "text/plain");
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   write(std::move(res));
+}
+
+void HttpSession::record_refusal(const HttpRequest& request, std::string_view reason,
+                                 std::string_view charge_point_id) {
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const auto preference = services_.config.subprotocols_for(charge_point_id);
+  rpc::CallContext ctx{.charge_point_id = charge_point_id,
+                       .version = preference.empty() ? rpc::OcppVersion::v16 : preference.front(),
+                       .message_id = {},
+                       .action = {},
+                       .ingest_ts_ms = now,
+                       .mode = services_.config.validation_mode,
+                       .policy = services_.policy,
+                       .state = services_.state,
+                       .writes = nullptr,
+                       .flags = {},
+                       .violations = nlohmann::json::array()};
+  const std::string raw = "GET " + std::string(request.target()) + " Sec-WebSocket-Protocol: " +
+                          std::string(request[http::field::sec_websocket_protocol]);
+  auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
+  event.extra["remote_address"] = remote_address_;
+  SinkEntry entry;
+  entry.charge_point_id = std::string(charge_point_id);
+  entry.raw_frame = raw;
+  entry.received_ms = now;
+  entry.events.push_back(std::move(event));
+  entry.on_durable = [](bool) {};
+  services_.sink.submit(std::move(entry));
 }
 
 void HttpSession::write(HttpResponse response) {

@@ -50,6 +50,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void upgrade(HttpRequest request);
   void refuse(const HttpRequest& request, http::status status, std::string body,
               std::string_view charge_point_id);
+  void record_refusal(const HttpRequest& request, std::string_view reason,
+                      std::string_view charge_point_id);
   void write(HttpResponse response);
   void on_write(bool close, boost::beast::error_code ec, size_t bytes);
 

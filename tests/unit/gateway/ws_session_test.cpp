@@ -135,6 +135,10 @@ TEST(WsSession, RefusesHandshakesItCannotServe) {
   EXPECT_EQ(upgrade_status(gw.port(), "/ocpp/" + std::string(49, 'A'), "ocpp1.6"), 400);
   EXPECT_EQ(upgrade_status(gw.port(), "/ocpp/a%2Fb", "ocpp1.6"), 400);
   EXPECT_EQ(upgrade_status(gw.port(), "/other/CP1", "ocpp1.6"), 404);
+  const auto invalid = gw.sink.events_of_type(EventType::Invalid);
+  ASSERT_EQ(invalid.size(), 4u);  // every 400, not the 404
+  EXPECT_EQ(invalid[0].charge_point_id, "CP2");
+  EXPECT_EQ(invalid[2].charge_point_id, "");
 }
 
 TEST(WsSession, PinnedChargePointOnlyGetsItsVersion) {
