@@ -33,8 +33,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using storage::Status;
 
-constexpr int kDeleteBatchRows = 5000;
-constexpr auto kDeleteMaxDelay = std::chrono::milliseconds(20);
+// Deletes are batched: every delete transaction competes with the event sink for SQLite's write
+// lock, and the sink's commits are on the charge points' ack path.
+constexpr int kDeleteBatchRows = 10000;
+constexpr auto kDeleteMaxDelay = std::chrono::milliseconds(100);
+// The publisher never waits long for the write lock (the sink may hold it through an fsync);
+// a delete that finds it busy is retried shortly.
+constexpr int kBusyTimeoutMs = 10;
+constexpr auto kDeleteRetry = std::chrono::milliseconds(10);
 constexpr int kInitialBackoffMs = 250;
 constexpr auto kClientErrorLogEvery = std::chrono::seconds(60);
 constexpr size_t kLatencySamplesPerWindow = 100000;
@@ -134,6 +140,10 @@ void forward_librdkafka_log(const rd_kafka_t*, int level, const char* fac, const
                                 : level <= 6 ? spdlog::level::info
                                              : spdlog::level::debug;
   log::line(l, "kafka.librdkafka", "", {{"facility", fac}, {"message", buf}});
+}
+
+std::string fmt_opt(const std::optional<double>& v) {
+  return v ? std::to_string(static_cast<int64_t>(*v)) : "-";
 }
 
 std::optional<double> percentile(std::vector<double>& v, double q) {
@@ -277,6 +287,8 @@ struct KafkaPublisher::State {
   uint64_t window_delivered = 0;
   std::vector<double> latency_window;
   std::map<std::string, Clock::time_point> client_error_logged;
+  uint64_t delete_failures = 0;
+  Clock::time_point last_delete_failure_log{};
 
   void wake() {
     char b = 1;
@@ -414,20 +426,36 @@ struct KafkaPublisher::State {
     drain_wake_pipe();
   }
 
+  // force: delete now, retrying a busy database for up to a second (before a rewind and at
+  // shutdown); otherwise only once the batch is big or old enough.
   void flush_deletes(bool force) {
     if (to_delete.empty()) return;
     if (!force && to_delete.size() < static_cast<size_t>(kDeleteBatchRows) &&
         Clock::now() - first_delivered_at < kDeleteMaxDelay) {
       return;
     }
-    Status s = outbox->remove(to_delete);
-    if (!s.ok()) {
-      // The rows stay; at worst they are sent again (consumers dedup by event_id).
-      work.last_error = "outbox delete: " + s.message();
-      log::error("kafka.outbox_delete_failed", "", {{"error", s.message()}});
-      return;
+    Status s;
+    for (int attempt = 0; attempt < (force ? 100 : 1); ++attempt) {
+      s = outbox->remove(to_delete);
+      if (s.ok()) {
+        to_delete.clear();
+        return;
+      }
     }
-    to_delete.clear();
+    // The rows stay; retried shortly, and at worst sent again (consumers dedup by event_id).
+    first_delivered_at = Clock::now() - kDeleteMaxDelay + kDeleteRetry;
+    ++delete_failures;
+    work.last_error = "outbox delete: " + s.message();
+    auto now = Clock::now();
+    // A busy lock now and then is normal under load; only a growing backlog is worth a line.
+    if (to_delete.size() >= 10 * static_cast<size_t>(kDeleteBatchRows) &&
+        now - last_delete_failure_log >= kClientErrorLogEvery) {
+      last_delete_failure_log = now;
+      log::warn("kafka.outbox_delete_retry", "",
+                {{"error", s.message()},
+                 {"pending_deletes", std::to_string(to_delete.size())},
+                 {"failures", std::to_string(delete_failures)}});
+    }
   }
 
   // Start over from the lowest undelivered row. Called only when nothing is in flight, after
@@ -523,7 +551,9 @@ struct KafkaPublisher::State {
     if (!force && now < next_refresh) return;
     next_refresh = now + std::chrono::milliseconds(std::max(config.stats_refresh_ms, 10));
     Status s;
-    work.outbox_depth = outbox->depth(&s);
+    // Rows delivered but not yet deleted are not waiting for Kafka.
+    work.outbox_depth =
+        std::max<int64_t>(0, outbox->depth(&s) - static_cast<int64_t>(to_delete.size()));
     auto oldest = outbox->oldest_ingest_ms(&s);
     work.oldest_unpublished_age_ms =
         oldest ? std::optional<int64_t>(std::max<int64_t>(0, wall_ms() - *oldest)) : std::nullopt;
@@ -548,7 +578,9 @@ struct KafkaPublisher::State {
            {"rate", std::to_string(static_cast<int64_t>(work.publish_rate))},
            {"delivered", std::to_string(work.delivered)},
            {"in_flight", std::to_string(work.in_flight)},
-           {"errors", std::to_string(work.delivery_errors)}});
+           {"errors", std::to_string(work.delivery_errors)},
+           {"latency_p50_ms", fmt_opt(work.latency_p50_ms)},
+           {"latency_p99_ms", fmt_opt(work.latency_p99_ms)}});
     }
   }
 
@@ -667,6 +699,7 @@ Status KafkaPublisher::start() {
   // Losing a delete on power failure only means a re-send, which consumers dedup; the outbox
   // rows themselves are written durably by the sink.
   options.synchronous_full = false;
+  options.busy_timeout_ms = kBusyTimeoutMs;
   Status st;
   s.db = storage::Db::open(s.config.db_path, options, &st);
   if (!s.db) return Status::error("kafka publisher: " + st.message());
