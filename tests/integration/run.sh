@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tests/integration/run.sh: integration tests against the real `ocppgw` binary (env OCPPGW_BIN,
+# default build/gateway/ocppgw). Installs its client libraries into project-local folders when
+# missing: npm packages into tests/integration/node_modules (npm ci, cache ~/.cache/ocppgw/npm),
+# PyPI packages into .venv (cache ~/.cache/ocppgw/pip). Runs
+#   node/*.test.cjs    npm ocpp-rpc (strictMode, ocpp1.6) + ws, with node's test runner
+#   python/            PyPI ocpp v16 ChargePoint over websockets, with pytest
+#   ocpp201_run.sh     the OCPP 2.0.1 suites, when present
+# Prints each runner's summary and a final "N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export OCPPGW_BIN="${OCPPGW_BIN:-$root/build/gateway/ocppgw}"
+if [ ! -x "$OCPPGW_BIN" ]; then
+  echo "integration: no binary at $OCPPGW_BIN (set OCPPGW_BIN)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+passed=0
+failed=0
+add() { passed=$((passed + $1)); failed=$((failed + $2)); }
+
+# ---- dependencies ----
+if [ ! -d "$here/node_modules/ocpp-rpc" ] || [ ! -d "$here/node_modules/ws" ]; then
+  (cd "$here" && npm ci --cache "$HOME/.cache/ocppgw/npm" --no-audit --no-fund --silent) ||
+    { echo "integration: npm ci failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+venv="$root/.venv"
+if ! "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null; then
+  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
+    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" -r "$here/requirements.txt" ||
+    { echo "integration: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+# ---- node: ocpp-rpc ----
+log="$(mktemp)"
+(cd "$here" && node --test --test-concurrency=1 --test-reporter=spec node/) 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+p=$(sed -nE 's/^.*ℹ pass ([0-9]+).*$/\1/p' "$log" | tail -1)
+f=$(sed -nE 's/^.*ℹ fail ([0-9]+).*$/\1/p' "$log" | tail -1)
+p=${p:-0}; f=${f:-0}
+[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+echo "node (ocpp-rpc): $p passed, $f failed"
+add "$p" "$f"
+
+# ---- python: PyPI ocpp ----
+(cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/python") 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+p=$(grep -oE '[0-9]+ passed' "$log" | tail -1 | grep -oE '[0-9]+')
+f=$(grep -oE '[0-9]+ (failed|error)' "$log" | awk '{s+=$1} END {print s+0}')
+p=${p:-0}
+[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+echo "python (ocpp): $p passed, $f failed"
+add "$p" "$f"
+
+# ---- OCPP 2.0.1 suites (their own runner) ----
+if [ -f "$here/ocpp201_run.sh" ]; then
+  bash "$here/ocpp201_run.sh" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  p=$(sed -nE 's/^[^0-9]*([0-9]+) passed.*/\1/p' <<<"$line"); f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+  p=${p:-0}; f=${f:-0}
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  echo "ocpp201: $p passed, $f failed"
+  add "$p" "$f"
+fi
+rm -f "$log"
+
+echo "integration: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
