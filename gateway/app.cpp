@@ -7,6 +7,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "analytics/live_pipeline.hpp"
 #include "gateway/csms_state.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/kafka_publisher.hpp"
@@ -54,7 +55,34 @@ class KafkaComponent : public Component {
   std::unique_ptr<KafkaPublisher> publisher_;
 };
 
+// The in-process analytics pipeline (Silver/Gold on data/analytics.db), fed after each commit.
+class AnalyticsComponent : public Component {
+ public:
+  Status start(App& app) override {
+    analytics::LivePipeline::Options options;
+    options.pipeline.path = app.config().data_dir + "/analytics.db";
+    Status status;
+    live_ = analytics::LivePipeline::start(options, &status);
+    if (!live_) return Status::error("analytics: " + status.message());
+    app.sink().add_commit_listener([live = live_.get()](std::span<const analytics::Event> batch) {
+      live->offer(std::vector<analytics::Event>(batch.begin(), batch.end()));
+    });
+    return {};
+  }
+  void stop() override {
+    if (live_) live_->stop();
+  }
+  analytics::LivePipeline* pipeline() { return live_.get(); }
+
+ private:
+  std::unique_ptr<analytics::LivePipeline> live_;
+};
+
 }  // namespace
+
+std::unique_ptr<Component> make_analytics_component() {
+  return std::make_unique<AnalyticsComponent>();
+}
 
 std::unique_ptr<Component> make_kafka_component() { return std::make_unique<KafkaComponent>(); }
 

@@ -86,5 +86,7 @@ class App {
 
 // The Kafka publisher as a Component (drains the outbox; idle without brokers).
 std::unique_ptr<Component> make_kafka_component();
+// The in-process analytics pipeline (analytics::LivePipeline on <data_dir>/analytics.db).
+std::unique_ptr<Component> make_analytics_component();
 
 }  // namespace ocppgw::gateway

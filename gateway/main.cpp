@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analytics/cli.hpp"
 #include "gateway/app.hpp"
 #include "gateway/config.hpp"
 #include "gateway/kafka_publisher.hpp"
@@ -62,7 +63,14 @@ int main(int argc, char** argv) {
     env.pipeline.path = c.data_dir + "/analytics.db";
     return env;
   });
-  // Further subcommands (analytics rebuild/replay, ...) register here, the same way.
+  ocppgw::analytics::add_analytics_commands(cli, [&] {
+    const Config& c = config();
+    ocppgw::analytics::AnalyticsCliEnv env;
+    env.gateway_db_path = c.db_path();
+    env.analytics.path = c.data_dir + "/analytics.db";
+    return env;
+  });
+  // Further subcommands register here, the same way.
   cli.require_subcommand(0, 1);
 
   try {
@@ -70,7 +78,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }
-  if (tokens->parsed() || kafka.parsed()) return 0;
+  // A subcommand already ran from its callback.
+  if (tokens->parsed() || kafka.parsed() || !cli.get_subcommands().empty()) return 0;
 
   std::string error;
   auto cfg = loader.resolve(&error);
@@ -80,8 +89,9 @@ int main(int argc, char** argv) {
   }
   ocppgw::gateway::log::init(cfg->log_level, cfg->log_format);
   ocppgw::gateway::App app(std::move(*cfg));
+  app.add_component(ocppgw::gateway::make_analytics_component());
   app.add_component(ocppgw::gateway::make_kafka_component());
-  // Analytics and web components are added here as they land.
+  // The web component (status page, REST API, /metrics) is added here when it lands.
   if (auto s = app.start(); !s.ok()) {
     ocppgw::gateway::log::error("startup_failed", "", {{"error", s.message()}});
     app.request_stop();
