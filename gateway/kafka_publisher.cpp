@@ -285,7 +285,8 @@ struct KafkaPublisher::State {
   Clock::time_point next_log{};
   Clock::time_point window_start{};
   uint64_t window_delivered = 0;
-  std::vector<double> latency_window;
+  std::vector<double> latency_window;      // since the last stats refresh
+  std::vector<double> log_latency_window;  // since the last kafka.stats line
   std::map<std::string, Clock::time_point> client_error_logged;
   uint64_t delete_failures = 0;
   Clock::time_point last_delete_failure_log{};
@@ -364,8 +365,10 @@ struct KafkaPublisher::State {
       ++work.delivered;
       ++window_delivered;
       backoff_ms = kInitialBackoffMs;
-      if (latency_window.size() < kLatencySamplesPerWindow) {
-        latency_window.push_back(static_cast<double>(wall_ms() - ingest_ms));
+      const auto latency = static_cast<double>(wall_ms() - ingest_ms);
+      if (latency_window.size() < kLatencySamplesPerWindow) latency_window.push_back(latency);
+      if (log_latency_window.size() < kLatencySamplesPerWindow) {
+        log_latency_window.push_back(latency);
       }
     } else if (m->err != RD_KAFKA_RESP_ERR__PURGE_QUEUE &&
                m->err != RD_KAFKA_RESP_ERR__PURGE_INFLIGHT) {
@@ -579,8 +582,9 @@ struct KafkaPublisher::State {
            {"delivered", std::to_string(work.delivered)},
            {"in_flight", std::to_string(work.in_flight)},
            {"errors", std::to_string(work.delivery_errors)},
-           {"latency_p50_ms", fmt_opt(work.latency_p50_ms)},
-           {"latency_p99_ms", fmt_opt(work.latency_p99_ms)}});
+           {"latency_p50_ms", fmt_opt(percentile(log_latency_window, 0.50))},
+           {"latency_p99_ms", fmt_opt(percentile(log_latency_window, 0.99))}});
+      log_latency_window.clear();
     }
   }
 

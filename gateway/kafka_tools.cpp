@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -197,7 +198,11 @@ struct ToolArgs {
   size_t batch = 1000;
 };
 
-[[noreturn]] void fail(const std::string& message) { throw CLI::RuntimeError(message, 1); }
+// CLI11's App::exit() prints nothing for a RuntimeError, so the message goes to stderr here.
+[[noreturn]] void fail(const std::string& message) {
+  std::cerr << message << '\n';
+  throw CLI::RuntimeError(message, 1);
+}
 
 void add_common_options(CLI::App* sub, const std::shared_ptr<ToolArgs>& a) {
   sub->add_option("-b,--brokers", a->brokers, "bootstrap.servers (default: gateway config)");
@@ -310,6 +315,9 @@ KafkaCommands add_kafka_commands(CLI::App& app, std::function<KafkaToolEnv()> en
     const KafkaToolEnv e = env();
     ConsumeOptions o = consume_options(*replay_args, e);
     Status st;
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::path(e.pipeline.path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     auto pipeline = analytics::Pipeline::open(e.pipeline, &st);
     if (!pipeline) fail("kafka-replay: analytics store " + e.pipeline.path + ": " + st.message());
     nlohmann::json totals = {{"messages", 0},
