@@ -289,6 +289,8 @@ struct KafkaPublisher::State {
   std::vector<double> log_latency_window;  // since the last kafka.stats line
   std::map<std::string, Clock::time_point> client_error_logged;
   uint64_t delete_failures = 0;
+  Clock::time_point last_log_at = Clock::now();
+  uint64_t delivered_at_last_log = 0;
   Clock::time_point last_delete_failure_log{};
 
   void wake() {
@@ -572,13 +574,20 @@ struct KafkaPublisher::State {
     check_high_water();
     if (config.stats_log_interval_s > 0 && now >= next_log) {
       next_log = now + std::chrono::seconds(config.stats_log_interval_s);
+      // Over the whole log interval, unlike publish_rate (last stats window).
+      const double log_secs = std::chrono::duration<double>(now - last_log_at).count();
+      const auto log_rate = static_cast<int64_t>(
+          log_secs > 0 ? static_cast<double>(work.delivered - delivered_at_last_log) / log_secs
+                       : 0);
+      last_log_at = now;
+      delivered_at_last_log = work.delivered;
       log::info(
           "kafka.stats", "",
           {{"enabled", work.enabled ? "true" : "false"},
            {"outbox_depth", std::to_string(work.outbox_depth)},
            {"oldest_age_ms",
             work.oldest_unpublished_age_ms ? std::to_string(*work.oldest_unpublished_age_ms) : "-"},
-           {"rate", std::to_string(static_cast<int64_t>(work.publish_rate))},
+           {"rate", std::to_string(log_rate)},
            {"delivered", std::to_string(work.delivered)},
            {"in_flight", std::to_string(work.in_flight)},
            {"errors", std::to_string(work.delivery_errors)},
@@ -716,6 +725,8 @@ Status KafkaPublisher::start() {
     s.wake_write = fds[1];
   }
   s.work = KafkaStats{};
+  s.delivered_at_last_log = 0;
+  s.last_log_at = Clock::now();
   s.work.enabled = s.config.enabled();
   s.work.running = true;
   s.work.topic = s.config.topic;

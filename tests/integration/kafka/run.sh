@@ -7,7 +7,8 @@
 #   outage  the broker is stopped mid-run while charge points keep sending, then restarted
 #   crash   broker down, frames acknowledged into the outbox, gateway kill -9, broker up,
 #           gateway restarted: the backlog is delivered
-# Env: OCPPGW_BIN (default build/gateway/ocppgw), KAFKA_IT_CPS / KAFKA_IT_FRAMES (default 20/25).
+# Env: OCPPGW_BIN (default build/gateway/ocppgw), KAFKA_IT_CPS / KAFKA_IT_FRAMES (default 20/25),
+# KAFKA_IT_KEEP=1 keeps the work dir (logs, database, broker data).
 # Prints "kafka e2e: N passed, M failed"; exits 1 on any failure.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -55,7 +56,7 @@ cleanup() {
     echo "--- gateway log (last 40 lines)"; tail -n 40 "$work/gateway.log" 2>/dev/null
     echo "--- broker log (last 20 lines)"; tail -n 20 "$kdir/logs/server.log" 2>/dev/null
   fi
-  rm -rf "$work"
+  if [ -n "${KAFKA_IT_KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
@@ -126,6 +127,7 @@ start_gateway; check "crash: gateway restarts after kill -9" $?
 verify crash
 
 grep -q 'event=kafka.stats' "$work/gateway.log"; check "periodic kafka.stats log lines" $?
+echo "publisher: $(grep -c 'event=kafka.fatal_error' "$work/gateway.log") fatal error(s), $(grep -c 'event=kafka.delivery_failed' "$work/gateway.log") failed deliveries, $(grep -c 'event=kafka.client_error' "$work/gateway.log") client error lines"
 
 # --- tools against the real broker: kafka-tail reads the whole topic, kafka-replay feeds it into
 # a fresh analytics store (its own data dir: the running gateway owns its analytics.db)
