@@ -227,7 +227,10 @@ void WsSession::handle_text(std::string text) {
   rpc::InboundResult result = rpc::dispatch(protocol_, ctx, text);
 
   if (result.response) {
-    if (pending_.complete(*result.response)) return;
+    if (pending_.complete(*result.response)) {
+      submit(std::move(text), now, {}, nullptr, {});  // the raw frame is still logged
+      return;
+    }
     // dispatch() left ctx pointing into its own locals; rebind before building the event.
     ctx.message_id = result.response->message_id;
     ctx.action = {};
@@ -249,8 +252,9 @@ void WsSession::handle_text(std::string text) {
                {"action", result.events.empty() ? "" : result.events.front().ocpp_action},
                {"reason", result.error}});
   }
-  submit(std::move(text), now, std::move(result.events),
-         writes->empty() ? nullptr : std::move(writes), std::move(result.reply));
+  submit(result.stored_frame ? std::move(*result.stored_frame) : std::move(text), now,
+         std::move(result.events), writes->empty() ? nullptr : std::move(writes),
+         std::move(result.reply));
 }
 
 void WsSession::refuse_frame(std::string_view raw, std::string_view reason,

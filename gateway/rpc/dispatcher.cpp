@@ -68,12 +68,24 @@ InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view mes
   return r;
 }
 
-// The Invalid event of a parsed CALL, with its id tokens redacted.
-Event invalid_call_event(const CallContext& ctx, const Frame& frame, std::string_view text,
-                         std::string_view reason) {
+// The CALL re-serialised with its id tokens replaced by their HMAC, or nullopt when it holds
+// none. The substring test keeps the tree walk off frames that cannot hold a token.
+std::optional<std::string> redacted_call(const CallContext& ctx, const Frame& frame,
+                                         std::string_view text) {
+  if (text.find("idTag") == std::string_view::npos &&
+      text.find("idToken") == std::string_view::npos &&
+      text.find("groupIdToken") == std::string_view::npos)
+    return std::nullopt;
   json payload = frame.payload;
-  if (!redact_tokens(ctx, payload)) return invalid_event(ctx, text, reason);
-  Event e = invalid_event(ctx, serialize_call(frame.message_id, frame.action, payload), reason);
+  if (!redact_tokens(ctx, payload)) return std::nullopt;
+  return serialize_call(frame.message_id, frame.action, payload);
+}
+
+// The Invalid event of a parsed CALL; `redacted` (from redacted_call) replaces the raw text.
+Event invalid_call_event(const CallContext& ctx, const std::optional<std::string>& redacted,
+                         std::string_view text, std::string_view reason) {
+  if (!redacted) return invalid_event(ctx, text, reason);
+  Event e = invalid_event(ctx, *redacted, reason);
   e.extra["raw_redacted"] = true;
   return e;
 }
@@ -133,9 +145,12 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
   }
 
   ctx.action = frame.action;
+  const std::optional<std::string> redacted = redacted_call(ctx, frame, text);
   auto refuse_call = [&](const CallError& error) {
-    return refuse(ctx, invalid_call_event(ctx, frame, text, error.description), frame.message_id,
-                  error);
+    InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
+                             frame.message_id, error);
+    r.stored_frame = redacted;
+    return r;
   };
   const ActionSpec* spec = protocol.find(frame.action);
   if (!spec)
@@ -172,6 +187,7 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
   }
 
   InboundResult r;
+  r.stored_frame = redacted;
   r.reply = serialize_call_result(frame.message_id, response);
   try {
     EventBuilder builder(ctx, frame.payload.dump());
@@ -182,7 +198,7 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
     // kept whole as an Invalid event rather than lost.
     r.error = std::string("mapping failed: ") + e.what();
     r.events.clear();
-    r.events.push_back(invalid_call_event(ctx, frame, text, r.error));
+    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
   }
   return r;
 }

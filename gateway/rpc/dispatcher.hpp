@@ -20,6 +20,9 @@ struct InboundResult {
   std::vector<analytics::Event> events;   // always >= 1 for a CALL or a bad frame
   std::optional<Frame> response;          // a CALLRESULT/CALLERROR from the charge point
   std::string error;                      // why the frame was refused (for the log), if it was
+  // The frame as it may be stored: set when the text held id tokens, which are replaced by
+  // their HMAC (raw tokens are never stored). Unset: store the text as received.
+  std::optional<std::string> stored_frame;
 };
 
 InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_view text);

@@ -196,6 +196,25 @@ TEST_F(RpcDispatcher, RefusedCallsKeepTheirRawTextWithIdTokensHashed) {
   EXPECT_EQ(send(plain).events.at(0).extra["raw"], plain);
 }
 
+TEST_F(RpcDispatcher, StoredFrameHasIdTokensHashedWhetherAnsweredOrRefused) {
+  const std::string tag = "TAG-4711";
+  const std::string long_tag = "SECRET-TAG-0123456789XYZ";  // refused: longer than 20 chars
+  for (const std::string& text :
+       {R"([2,"s1","Authorize",{"idTag":")" + tag + R"("}])",
+        R"([2,"s2","Authorize",{"idTag":")" + long_tag + R"("}])"}) {
+    const auto r = send(text);
+    ASSERT_TRUE(r.stored_frame.has_value()) << text;
+    EXPECT_EQ(r.stored_frame->find(tag), std::string::npos) << *r.stored_frame;
+    EXPECT_EQ(r.stored_frame->find(long_tag), std::string::npos) << *r.stored_frame;
+    const auto stored = json::parse(*r.stored_frame);
+    EXPECT_EQ(stored[1], json::parse(text)[1]);
+    EXPECT_EQ(stored[2], "Authorize");
+    EXPECT_EQ(stored[3]["idTag"].get<std::string>().rfind("hmac:", 0), 0u);
+  }
+  // A frame without tokens is stored as received.
+  EXPECT_FALSE(send(R"([2,"s3","Heartbeat",{}])").stored_frame.has_value());
+}
+
 TEST_F(RpcDispatcher, DeeplyNestedFrameIsRefusedWithoutCrashing) {
   mode = ValidationMode::Lenient;
   const std::string text = R"([2,"deep","DataTransfer",{"vendorId":"v","x":)" +
