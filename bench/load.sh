@@ -94,7 +94,8 @@ bench_throughput() {
   start_gateway
   local r="$work/tp-max.json"
   if [ "${PROFILE:-0}" = 1 ] && command -v perf >/dev/null; then
-    (sleep 6 && perf record -F 499 -g -p "$GW_PID" -o "$work/perf.data" -- sleep 10 >/dev/null 2>&1) &
+    (sleep 6 && perf record -F 499 -g -p "$GW_PID" -o "$work/perf.data" -- sleep 8 >"$work/perf.log" 2>&1) &
+    PERF_PID=$!
   fi
   load_run "$PORT" "$r"
   local rate p50 p99
@@ -103,10 +104,10 @@ bench_throughput() {
   p99="$(fig "$r" '.run.steady_latency.p99_us')"
   say "max sustained: $rate CALLs/s acknowledged (p50 ${p50}us p99 ${p99}us at saturation; errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
   put throughput "$(jq '{max: .run}' "$r")"
-  if [ "${PROFILE:-0}" = 1 ] && [ -f "$work/perf.data" ]; then
-    wait
+  if [ -n "${PERF_PID:-}" ]; then
+    wait "$PERF_PID" || true
     perf report -i "$work/perf.data" --no-children --stdio --sort dso,symbol 2>/dev/null |
-      grep -E '^ +[0-9]' | head -30 >"$results/profile-$stamp.txt" || true
+      grep -E '^ +[0-9]' | sed -E 's/ {2,}/ /g; s/ - - *$//' | head -30 >"$results/profile-$stamp.txt" || true
     say "profile (top self-time symbols, perf, gateway under max load): bench/results/profile-$stamp.txt"
     head -15 "$results/profile-$stamp.txt" | tee -a "$txt"
   fi

@@ -233,6 +233,23 @@ void ChargePoint::record_truth() {
   }
 }
 
+std::string ChargePoint::describe() const {
+  std::string d = id_ + ": state " + std::to_string(static_cast<int>(state_)) +
+                  (booted_ ? " booted" : " not-booted") + ", outbox " +
+                  std::to_string(outbox_.size()) + ", pending " + std::to_string(pending_.size());
+  if (!outbox_.empty()) {
+    d += ", front " + std::string(call_action(outbox_.front(), version_)) +
+         (waits_for_tx_id(outbox_.front()) ? " (waits for tx id)" : "") + " connector " +
+         std::to_string(outbox_.front().connector);
+    for (const auto& m : outbox_)
+      d += std::string(" ") + std::string(call_action(m, version_)).substr(0, 5) +
+           std::to_string(m.connector);
+  }
+  for (const auto& c : connectors_)
+    if (c.held) d += ", holds a reading on connector " + std::to_string(c.id);
+  return d;
+}
+
 void ChargePoint::update_busy() {
   bool held = false;
   for (const auto& c : connectors_) held |= c.held.has_value();
@@ -616,7 +633,7 @@ void ChargePoint::start_session(Connector& c) {
   if (!s->offline_start) {
     OutMsg a = make(MsgKind::Authorize, &connectors_[0]);
     a.session = s;
-    enqueue(std::move(a));
+    outbox_.push_back(std::move(a));
   }
   OutMsg st = make(MsgKind::Start, &c);
   st.session = s;
@@ -624,12 +641,15 @@ void ChargePoint::start_session(Connector& c) {
   st.tx_event = "Started";
   st.seq_no = s->seq_no++;
   s->start_ts = st.ts_ms;
-  enqueue(std::move(st));
+  outbox_.push_back(std::move(st));
   OutMsg status = make(MsgKind::Status, &c);
   status.status = version_ == Version::v16 ? "Charging" : "Occupied";
-  enqueue(std::move(status));
+  outbox_.push_back(std::move(status));
   c.next_ms =
       cfg_.mode == RunMode::Load ? -1 : now + static_cast<int64_t>(cfg_.meter_interval_s * 1000);
+  // Queued together and only then sent: pump() may generate load frames for this session, and
+  // they must come after its StartTransaction.
+  if (state_ == State::Online) pump();
 }
 
 void ChargePoint::meter_tick(Connector& c, bool in_load) {

@@ -87,6 +87,8 @@ class ChargePoint final : public TransportOwner {
   void close();         // final clean close
   void record_truth();  // connector statuses (sessions are recorded as they are answered)
   bool busy() const { return busy_; }
+  // One line on why the charge point is still busy (printed when a drain times out).
+  std::string describe() const;
   const std::string& id() const { return id_; }
 
  private:

@@ -278,6 +278,14 @@ RunResult Fleet::run() {
   progress(r.drained ? "done" : "timeout");
   if (tty) std::fputc('\n', stderr);
   r.busy_at_end = totals().busy;
+  if (r.busy_at_end > 0) {
+    int shown = 0;
+    for (auto& s : sh)
+      s->for_each_blocking([&](ChargePoint& cp) {
+        if (cp.busy() && shown++ < 5)
+          std::fprintf(stderr, "still busy: %s\n", cp.describe().c_str());
+      });
+  }
 
   for (auto& s : sh)
     s->for_each_blocking([](ChargePoint& cp) {
