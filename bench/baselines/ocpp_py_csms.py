@@ -38,7 +38,7 @@ class Csms(ChargePoint):
         return call_result.Authorize(id_tag_info=_ACCEPTED)
 
     @on(Action.start_transaction)
-    def start(self, **_):
+    def start_transaction(self, **_):
         return call_result.StartTransaction(transaction_id=next(_tx), id_tag_info=_ACCEPTED)
 
     @on(Action.meter_values)
@@ -46,7 +46,7 @@ class Csms(ChargePoint):
         return call_result.MeterValues()
 
     @on(Action.stop_transaction)
-    def stop(self, **_):
+    def stop_transaction(self, **_):
         return call_result.StopTransaction(id_tag_info=_ACCEPTED)
 
 
