@@ -282,8 +282,8 @@ bool has_unknown_fields(const Event& e) {
       "raw", "reason", "raw_truncated_from", "raw_timestamp", "schema_violations", "state",
       "remote_address", "subprotocol", "close_code",
       // sampled values and responses kept by the mappers
-      "sampled_values", "sampled_value_attributes", "sampledValue", "meterValue", "id_tag_status",
-      "id_tag_expiry", "parent_id_tag_hash", "registration_status", "interval", "offline",
+      "sampled_values", "sampled_value_attributes", "sampledValue", "meterValue", "id_token_status",
+      "id_token_expiry", "group_id_token_hash", "registration_status", "interval", "offline",
       // BootNotification (1.6 and 2.0.1)
       "chargePointVendor", "chargePointModel", "chargePointSerialNumber", "chargeBoxSerialNumber",
       "firmwareVersion", "iccid", "imsi", "meterType", "meterSerialNumber", "chargingStation",

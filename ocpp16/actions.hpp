@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway/rpc/action.hpp"
+#include "gateway/rpc/mapper_util.hpp"
 
 namespace ocppgw::ocpp16 {
 
@@ -45,5 +46,10 @@ void map_status_notification(const rpc::CallContext& ctx, const nlohmann::json& 
                              const nlohmann::json& response, rpc::EventBuilder& out);
 void map_stop_transaction(const rpc::CallContext& ctx, const nlohmann::json& request,
                           const nlohmann::json& response, rpc::EventBuilder& out);
+
+// SampledValue of 1.6 for rpc::apply_sampled_values: the value is a decimal string (a JSON
+// number is accepted too), measurand and unit are strings beside it, there is no multiplier.
+// Signed data, and a value whose measurand or unit is mistyped, reads as no number.
+rpc::SampledReading read_sampled_value(const nlohmann::json& sampled_value);
 
 }  // namespace ocppgw::ocpp16

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analytics/time.hpp"
+#include "gateway/rpc/mapper_util.hpp"
 
 namespace ocppgw::ocpp16 {
 
@@ -76,10 +77,7 @@ std::optional<int64_t> FieldReader::optional_integer(std::string_view key) const
 }
 
 std::optional<std::string_view> FieldReader::optional_string(std::string_view key) const {
-  if (!payload_.is_object()) return std::nullopt;
-  auto it = payload_.find(key);
-  if (it == payload_.end() || !it->is_string()) return std::nullopt;
-  return std::string_view(it->get_ref<const std::string&>());
+  return rpc::string_member(payload_, key);
 }
 
 }  // namespace ocppgw::ocpp16

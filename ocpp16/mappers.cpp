@@ -1,7 +1,8 @@
 // ocpp16/mappers.cpp: flattening of 1.6 frames into canonical events (DESIGN.md section 4).
 // Columns are filled where the contract has one; every other request member goes to `extra`
 // under its OCPP name, so nothing a charge point sent is dropped. Values the gateway decided
-// (authorisation status, registration status, ...) go to `extra` under snake_case names.
+// (authorisation status, registration status, ...) go to `extra` under the snake_case names the
+// 2.0.1 mappers use too (docs/event_contract.md).
 // A member a mapper knows but cannot use (lenient mode: wrong type) is kept in `extra` as sent.
 // id tags only ever appear as HMAC hashes. Pure functions; any thread.
 #include <charconv>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "gateway/rpc/event_builder.hpp"
+#include "gateway/rpc/mapper_util.hpp"
 #include "ocpp16/actions.hpp"
 #include "ocpp16/fields.hpp"
 
@@ -18,16 +20,10 @@ namespace {
 using analytics::Event;
 using analytics::EventType;
 using nlohmann::json;
-
-const json& member(const json& object, std::string_view key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
+using rpc::member_or_null;
 
 std::optional<int64_t> integer_column(Event& e, const json& request, std::string_view key) {
-  const json& v = member(request, key);
+  const json& v = member_or_null(request, key);
   if (v.is_null()) return std::nullopt;
   if (auto i = as_integer(v)) return i;
   e.extra[std::string(key)] = v;
@@ -35,7 +31,7 @@ std::optional<int64_t> integer_column(Event& e, const json& request, std::string
 }
 
 std::optional<std::string> string_column(Event& e, const json& request, std::string_view key) {
-  const json& v = member(request, key);
+  const json& v = member_or_null(request, key);
   if (v.is_null()) return std::nullopt;
   if (v.is_string()) return v.get<std::string>();
   e.extra[std::string(key)] = v;
@@ -49,9 +45,9 @@ std::optional<std::string> token_hash(const rpc::CallContext& ctx, const json& i
                          id_tag.is_string() ? id_tag.get_ref<const std::string&>() : id_tag.dump());
 }
 
-void keep_id_tag_status(Event& e, const json& response) {
-  const json& status = member(member(response, "idTagInfo"), "status");
-  if (status.is_string()) e.extra["id_tag_status"] = status;
+// Start and stop events carry only the status of idTagInfo; Authorize carries all of it.
+void keep_id_tag_status(const rpc::CallContext& ctx, Event& e, const json& response) {
+  rpc::keep_id_token_info(ctx, e, member_or_null(member_or_null(response, "idTagInfo"), "status"));
 }
 
 // 1.6 sampled values are decimal strings. Surrounding blanks are the only repair; anything
@@ -69,52 +65,6 @@ std::optional<double> parse_reading(const json& value) {
   return d;
 }
 
-struct Column {
-  std::string_view name;
-  std::optional<double> Event::*field;
-};
-constexpr Column kColumns[] = {{"meter_wh", &Event::meter_wh},
-                               {"power_w", &Event::power_w},
-                               {"current_a", &Event::current_a},
-                               {"voltage_v", &Event::voltage_v},
-                               {"soc_pct", &Event::soc_pct}};
-
-void apply_sampled_values(Event& e, const json& sampled_values) {
-  if (sampled_values.is_null()) return;
-  if (!sampled_values.is_array()) {
-    e.extra["sampledValue"] = sampled_values;
-    return;
-  }
-  for (const json& sv : sampled_values) {
-    if (!sv.is_object()) {
-      e.extra["sampled_values"].push_back(sv);
-      continue;
-    }
-    // Absent measurand/unit mean the 1.6 defaults; present but mistyped ones make the value
-    // unusable, so it lands in extra instead of in a column it may not belong to.
-    const json& measurand = member(sv, "measurand");
-    const json& unit = member(sv, "unit");
-    const bool usable = (measurand.is_null() || measurand.is_string()) &&
-                        (unit.is_null() || unit.is_string()) &&
-                        member(sv, "format") != "SignedData";
-    const std::optional<double> value = usable ? parse_reading(member(sv, "value")) : std::nullopt;
-    bool was_set[std::size(kColumns)];
-    for (size_t i = 0; i < std::size(kColumns); ++i)
-      was_set[i] = (e.*kColumns[i].field).has_value();
-    rpc::apply_sampled_value(
-        e, measurand.is_string() ? measurand.get_ref<const std::string&>() : std::string_view(),
-        unit.is_string() ? unit.get_ref<const std::string&>() : std::string_view(), value, sv);
-    // A value that went into a column would lose its context/format/location otherwise.
-    for (size_t i = 0; i < std::size(kColumns); ++i) {
-      if (was_set[i] || !(e.*kColumns[i].field)) continue;
-      json attributes = json::object();
-      for (const char* key : {"context", "format", "location"})
-        if (sv.contains(key)) attributes[key] = sv[key];
-      if (!attributes.empty()) e.extra["sampled_value_attributes"][kColumns[i].name] = attributes;
-    }
-  }
-}
-
 // One MeterValues event per meterValue entry (one timestamp each).
 void add_meter_value(rpc::EventBuilder& out, const json& entry, std::optional<int64_t> connector_id,
                      const std::optional<std::string>& transaction_id, const json& frame_extra) {
@@ -126,8 +76,12 @@ void add_meter_value(rpc::EventBuilder& out, const json& entry, std::optional<in
     e.extra["meterValue"] = entry;
     return;
   }
-  rpc::set_device_time(e, member(entry, "timestamp"));
-  apply_sampled_values(e, member(entry, "sampledValue"));
+  rpc::set_device_time(e, member_or_null(entry, "timestamp"));
+  const json& sampled_values = member_or_null(entry, "sampledValue");
+  if (sampled_values.is_array())
+    rpc::apply_sampled_values(e, sampled_values, &read_sampled_value);
+  else if (!sampled_values.is_null())
+    e.extra["sampledValue"] = sampled_values;
   rpc::keep_unknown_fields(e, entry, {"timestamp", "sampledValue"});
 }
 
@@ -140,30 +94,42 @@ Event& add_verbatim(rpc::EventBuilder& out, EventType type, const json& request)
 
 }  // namespace
 
+rpc::SampledReading read_sampled_value(const json& sv) {
+  // Absent measurand/unit mean the 1.6 defaults; present but mistyped ones make the value
+  // unusable, so it lands in extra instead of in a column it may not belong to.
+  const json& measurand = member_or_null(sv, "measurand");
+  const json& unit = member_or_null(sv, "unit");
+  rpc::SampledReading r;
+  r.measurand = rpc::string_member(sv, "measurand").value_or("");
+  r.unit = rpc::string_member(sv, "unit").value_or("");
+  const bool usable = (measurand.is_null() || measurand.is_string()) &&
+                      (unit.is_null() || unit.is_string()) &&
+                      member_or_null(sv, "format") != "SignedData";
+  if (usable) r.value = parse_reading(member_or_null(sv, "value"));
+  return r;
+}
+
 void map_authorize(const rpc::CallContext& ctx, const json& request, const json& response,
                    rpc::EventBuilder& out) {
   Event& e = out.add(EventType::Authorize);
-  e.id_token_hash = token_hash(ctx, member(request, "idTag"));
-  keep_id_tag_status(e, response);
-  const json& info = member(response, "idTagInfo");
-  if (const json& expiry = member(info, "expiryDate"); expiry.is_string())
-    e.extra["id_tag_expiry"] = expiry;
-  if (const json& parent = member(info, "parentIdTag"); parent.is_string())
-    e.extra["parent_id_tag_hash"] = *token_hash(ctx, parent);
+  e.id_token_hash = token_hash(ctx, member_or_null(request, "idTag"));
+  const json& info = member_or_null(response, "idTagInfo");
+  rpc::keep_id_token_info(ctx, e, member_or_null(info, "status"),
+                          member_or_null(info, "expiryDate"), member_or_null(info, "parentIdTag"));
   rpc::keep_unknown_fields(e, request, {"idTag"});
 }
 
 void map_boot_notification(const rpc::CallContext&, const json& request, const json& response,
                            rpc::EventBuilder& out) {
   Event& e = add_verbatim(out, EventType::BootNotification, request);
-  e.extra["registration_status"] = member(response, "status");
-  e.extra["interval"] = member(response, "interval");
+  e.extra["registration_status"] = member_or_null(response, "status");
+  e.extra["interval"] = member_or_null(response, "interval");
 }
 
 void map_data_transfer(const rpc::CallContext&, const json& request, const json& response,
                        rpc::EventBuilder& out) {
   Event& e = add_verbatim(out, EventType::DataTransfer, request);
-  e.extra["data_transfer_status"] = member(response, "status");
+  e.extra["response_status"] = member_or_null(response, "status");
 }
 
 void map_diagnostics_status(const rpc::CallContext&, const json& request, const json&,
@@ -191,7 +157,7 @@ void map_meter_values(const rpc::CallContext&, const json& request, const json&,
     transaction_id = std::to_string(*tx);
   rpc::keep_unknown_fields(frame, request, {"connectorId", "transactionId", "meterValue"});
 
-  const json& meter_values = member(request, "meterValue");
+  const json& meter_values = member_or_null(request, "meterValue");
   if (meter_values.is_array() && !meter_values.empty()) {
     for (const json& entry : meter_values)
       add_meter_value(out, entry, connector_id, transaction_id, frame.extra);
@@ -206,13 +172,13 @@ void map_start_transaction(const rpc::CallContext& ctx, const json& request, con
                            rpc::EventBuilder& out) {
   Event& e = out.add(EventType::StartTransaction);
   e.connector_id = integer_column(e, request, "connectorId");
-  if (auto tx = as_integer(member(response, "transactionId")))
+  if (auto tx = as_integer(member_or_null(response, "transactionId")))
     e.transaction_id = std::to_string(*tx);
   if (auto meter = integer_column(e, request, "meterStart"))
     e.meter_wh = static_cast<double>(*meter);
-  e.id_token_hash = token_hash(ctx, member(request, "idTag"));
-  rpc::set_device_time(e, member(request, "timestamp"));
-  keep_id_tag_status(e, response);
+  e.id_token_hash = token_hash(ctx, member_or_null(request, "idTag"));
+  rpc::set_device_time(e, member_or_null(request, "timestamp"));
+  keep_id_tag_status(ctx, e, response);
   rpc::keep_unknown_fields(e, request, {"connectorId", "meterStart", "idTag", "timestamp"});
 }
 
@@ -223,7 +189,7 @@ void map_status_notification(const rpc::CallContext&, const json& request, const
   if (auto status = string_column(e, request, "status"))
     e.connector_status = rpc::normalize_status(*status);
   e.error_code = string_column(e, request, "errorCode");
-  rpc::set_device_time(e, member(request, "timestamp"));
+  rpc::set_device_time(e, member_or_null(request, "timestamp"));
   rpc::keep_unknown_fields(e, request, {"connectorId", "status", "errorCode", "timestamp"});
 }
 
@@ -238,15 +204,16 @@ void map_stop_transaction(const rpc::CallContext& ctx, const json& request, cons
     if (auto meter = integer_column(e, request, "meterStop"))
       e.meter_wh = static_cast<double>(*meter);
     // 1.6: an absent reason means Local.
-    e.stop_reason = member(request, "reason").is_null() ? std::optional<std::string>("Local")
-                                                        : string_column(e, request, "reason");
-    e.id_token_hash = token_hash(ctx, member(request, "idTag"));
-    rpc::set_device_time(e, member(request, "timestamp"));
-    keep_id_tag_status(e, response);
+    e.stop_reason = member_or_null(request, "reason").is_null()
+                        ? std::optional<std::string>("Local")
+                        : string_column(e, request, "reason");
+    e.id_token_hash = token_hash(ctx, member_or_null(request, "idTag"));
+    rpc::set_device_time(e, member_or_null(request, "timestamp"));
+    keep_id_tag_status(ctx, e, response);
     rpc::keep_unknown_fields(
         e, request,
         {"transactionId", "meterStop", "reason", "idTag", "timestamp", "transactionData"});
-    const json& data = member(request, "transactionData");
+    const json& data = member_or_null(request, "transactionData");
     if (data.is_array())
       transaction_data = &data;
     else if (!data.is_null())

@@ -49,19 +49,12 @@ json without_id_token(const json& req) {
   return copy;
 }
 
-// What the CSMS decided about the token, as in the 1.6 mappers' id_tag_* keys; the group
-// token is a token too, so only its hash is kept.
-void keep_id_token_info(const rpc::CallContext& ctx, Event& e, const json& resp) {
-  const json* info = object_member(resp, "idTokenInfo");
-  if (!info) return;
-  if (auto status = string_member(*info, "status"))
-    e.extra["id_token_status"] = std::string(*status);
-  if (auto expiry = string_member(*info, "cacheExpiryDateTime"))
-    e.extra["id_token_expiry"] = std::string(*expiry);
-  if (const json* group = object_member(*info, "groupIdToken")) {
-    if (auto token = string_member(*group, "idToken"))
-      e.extra["group_id_token_hash"] = rpc::hash_token(ctx, *token);
-  }
+// idTokenInfo -> the id_token_* extra keys the 1.6 mappers use too.
+void keep_token_info(const rpc::CallContext& ctx, Event& e, const json& resp) {
+  const json& info = rpc::member_or_null(resp, "idTokenInfo");
+  rpc::keep_id_token_info(
+      ctx, e, rpc::member_or_null(info, "status"), rpc::member_or_null(info, "cacheExpiryDateTime"),
+      rpc::member_or_null(rpc::member_or_null(info, "groupIdToken"), "idToken"));
 }
 
 EventType transaction_event_type(std::optional<std::string_view> event_type) {
@@ -115,7 +108,7 @@ void map_authorize(const rpc::CallContext& ctx, const json& req, const json& res
                    rpc::EventBuilder& out) {
   Event& e = out.add(EventType::Authorize);
   apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
-  keep_id_token_info(ctx, e, resp);
+  keep_token_info(ctx, e, resp);
   rpc::keep_unmapped(ctx, e, without_id_token(req), {});
 }
 
@@ -150,7 +143,7 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
   };
   auto first_extra = [&](Event& e) {
     apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
-    keep_id_token_info(ctx, e, resp);
+    keep_token_info(ctx, e, resp);
     rpc::keep_unmapped(ctx, e, without_id_token(req),
                        {"eventType", "timestamp", "triggerReason", "seqNo", "offline", "meterValue",
                         "transactionInfo/transactionId", "transactionInfo/stoppedReason", "evse/id",

@@ -89,6 +89,14 @@ void keep_unmapped(const CallContext& ctx, analytics::Event& e, const json& payl
   for (auto it = rest.begin(); it != rest.end(); ++it) e.extra[it.key()] = std::move(it.value());
 }
 
+void keep_id_token_info(const CallContext& ctx, analytics::Event& e, const json& status,
+                        const json& expiry, const json& group_token) {
+  if (status.is_string()) e.extra["id_token_status"] = status;
+  if (expiry.is_string()) e.extra["id_token_expiry"] = expiry;
+  if (group_token.is_string())
+    e.extra["group_id_token_hash"] = hash_token(ctx, group_token.get_ref<const std::string&>());
+}
+
 std::vector<MeterValueGroup> group_meter_values(const json& meter_values) {
   std::vector<MeterValueGroup> groups;
   if (!meter_values.is_array()) return groups;
@@ -131,30 +139,34 @@ void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
     }
     if (!unknown.empty()) e.extra["meter_value_details"].push_back(std::move(unknown));
 
-    auto values = entry->find("sampledValue");
-    if (values == entry->end() || !values->is_array()) continue;
-    for (const json& sv : *values) {
-      if (!sv.is_object()) {
-        e.extra["sampled_values"].push_back(sv);
-        continue;
+    if (auto values = entry->find("sampledValue"); values != entry->end())
+      apply_sampled_values(e, *values, read);
+  }
+}
+
+void apply_sampled_values(analytics::Event& e, const json& sampled_values,
+                          SampledValueReader read) {
+  if (!sampled_values.is_array()) return;
+  for (const json& sv : sampled_values) {
+    if (!sv.is_object()) {
+      e.extra["sampled_values"].push_back(sv);
+      continue;
+    }
+    const SampledReading r = read(sv);
+    bool was_set[std::size(kColumns)];
+    for (size_t i = 0; i < std::size(kColumns); ++i)
+      was_set[i] = (e.*kColumns[i].field).has_value();
+    apply_sampled_value(e, r.measurand, r.unit, r.value, sv);
+    for (size_t i = 0; i < std::size(kColumns); ++i) {
+      if (was_set[i] || !(e.*kColumns[i].field)) continue;
+      json attributes = json::object();
+      for (auto it = sv.begin(); it != sv.end(); ++it) {
+        if (std::find(kColumnMembers.begin(), kColumnMembers.end(), it.key()) ==
+            kColumnMembers.end())
+          attributes[it.key()] = it.value();
       }
-      const SampledReading r = read(sv);
-      bool was_set[std::size(kColumns)];
-      for (size_t i = 0; i < std::size(kColumns); ++i)
-        was_set[i] = (e.*kColumns[i].field).has_value();
-      apply_sampled_value(e, r.measurand, r.unit, r.value, sv);
-      for (size_t i = 0; i < std::size(kColumns); ++i) {
-        if (was_set[i] || !(e.*kColumns[i].field)) continue;
-        json attributes = json::object();
-        for (auto it = sv.begin(); it != sv.end(); ++it) {
-          if (std::find(kColumnMembers.begin(), kColumnMembers.end(), it.key()) ==
-              kColumnMembers.end())
-            attributes[it.key()] = it.value();
-        }
-        if (!attributes.empty())
-          e.extra["sampled_value_attributes"][std::string(kColumns[i].name)] =
-              std::move(attributes);
-      }
+      if (!attributes.empty())
+        e.extra["sampled_value_attributes"][std::string(kColumns[i].name)] = std::move(attributes);
     }
   }
 }

@@ -109,7 +109,7 @@ TEST_F(Ocpp16Test, FullSessionYieldsTheExpectedEvents) {
   EXPECT_EQ(stop.meter_wh, 18500);
   EXPECT_EQ(stop.stop_reason, "Local");
   EXPECT_EQ(stop.event_ts_ms, ms("2025-06-15T15:04:00Z"));
-  EXPECT_EQ(stop.extra["id_tag_status"], "Accepted");
+  EXPECT_EQ(stop.extra["id_token_status"], "Accepted");
 
   // Event ids are unique within the session.
   std::set<std::string> ids;
@@ -144,8 +144,8 @@ TEST_F(Ocpp16Test, RawIdTagsNeverAppearInEvents) {
     EXPECT_EQ(text.find(parent), std::string::npos) << text;
     events.push_back(e);
   }
-  EXPECT_TRUE(events[0].extra.contains("parent_id_tag_hash"));
-  EXPECT_EQ(events[0].extra["id_tag_status"], "Accepted");
+  EXPECT_TRUE(events[0].extra.contains("group_id_token_hash"));
+  EXPECT_EQ(events[0].extra["id_token_status"], "Accepted");
 }
 
 TEST_F(Ocpp16Test, MeterValuesYieldOneEventPerTimestamp) {
@@ -224,6 +224,30 @@ TEST_F(Ocpp16Test, UnparsableAndSignedValuesAreKeptNotGuessed) {
             (json{text, blank, nan, signed_value, bad_unit, mistyped_measurand}));
 }
 
+TEST_F(Ocpp16Test, LenientExtraMembersOfAColumnValueAreKeptBesideIt) {
+  mode = rpc::ValidationMode::Lenient;
+  const json value = {
+      {"value", "11"}, {"unit", "kWh"}, {"context", "Sample.Clock"}, {"vendorNote", "calibrated"}};
+  const auto r =
+      call("MeterValues",
+           {{"connectorId", 1}, {"meterValue", {meter_value("2025-06-15T15:00:00Z", {value})}}});
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].meter_wh, 11000);
+  EXPECT_EQ(r.events[0].extra["sampled_value_attributes"]["meter_wh"],
+            (json{{"context", "Sample.Clock"}, {"vendorNote", "calibrated"}}));
+}
+
+TEST(Ocpp16SampledValue, ReadsDecimalStringsWithTheUnitBesideThem) {
+  const json power = {{"value", " 7.5 "}, {"measurand", "Power.Active.Import"}, {"unit", "kW"}};
+  const auto r = read_sampled_value(power);  // views into `power`
+  EXPECT_EQ(r.measurand, "Power.Active.Import");
+  EXPECT_EQ(r.unit, "kW");
+  EXPECT_EQ(r.value, 7.5);
+  EXPECT_FALSE(read_sampled_value({{"value", "7"}, {"unit", 3}}).value);  // mistyped unit
+  EXPECT_FALSE(read_sampled_value({{"value", "7"}, {"format", "SignedData"}}).value);
+  EXPECT_FALSE(read_sampled_value({{"value", "7e"}}).value);
+}
+
 TEST_F(Ocpp16Test, StartTransactionEventCarriesTheAssignedId) {
   state.next_transaction_id = 123456;
   const auto r = call("StartTransaction", {{"connectorId", 3},
@@ -240,7 +264,7 @@ TEST_F(Ocpp16Test, StartTransactionEventCarriesTheAssignedId) {
   EXPECT_EQ(e.connector_id, 3);
   EXPECT_EQ(e.event_ts_ms, ms("2025-06-15T15:00:00Z"));
   EXPECT_EQ(e.extra["reservationId"], 9);
-  EXPECT_EQ(e.extra["id_tag_status"], "Invalid");
+  EXPECT_EQ(e.extra["id_token_status"], "Invalid");
   EXPECT_TRUE(e.id_token_hash);
 }
 
@@ -307,7 +331,7 @@ TEST_F(Ocpp16Test, BootAndDataTransferDetailsLandInExtra) {
   EXPECT_EQ(dt.events.at(0).extra, (json{{"vendorId", "com.x"},
                                          {"messageId", "m"},
                                          {"data", "d"},
-                                         {"data_transfer_status", "UnknownVendorId"}}));
+                                         {"response_status", "UnknownVendorId"}}));
 }
 
 TEST_F(Ocpp16Test, LenientMetersWithoutEntriesStillYieldOneEvent) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analytics/time.hpp"
+#include "gateway/rpc/event_builder.hpp"
 #include "tests/support/fake_csms_state.hpp"
 
 namespace ocppgw::rpc {
@@ -74,6 +75,20 @@ TEST(RpcMapperUtil, KeepsEntryLevelCustomData) {
   EXPECT_EQ(e.extra["meter_value_details"][0]["customData"]["meterSerial"], "M1");
 }
 
+TEST(RpcMapperUtil, AppliesASampledValueArrayOnItsOwn) {
+  const json values = json::parse(R"([{"value":"230","measurand":"Voltage","unit":"V",
+      "location":"Inlet"},7])");
+  analytics::Event e;
+  apply_sampled_values(e, values, &read_v16);
+  EXPECT_DOUBLE_EQ(*e.voltage_v, 230.0);
+  EXPECT_EQ(e.extra["sampled_value_attributes"]["voltage_v"], (json{{"location", "Inlet"}}));
+  EXPECT_EQ(e.extra["sampled_values"], (json{7}));
+
+  analytics::Event untouched;
+  apply_sampled_values(untouched, json("not an array"), &read_v16);
+  EXPECT_TRUE(untouched.extra.empty());
+}
+
 TEST(RpcMapperUtil, MemberAccessNeverThrowsOnWrongTypes) {
   const json j = {{"s", 1}, {"i", "1"}, {"o", json::array()}, {"ok", "text"}, {"n", 7}};
   EXPECT_FALSE(string_member(j, "s").has_value());
@@ -117,6 +132,25 @@ TEST_F(KeepUnmapped, KeepsTheWholePayloadWhenTheFrameBrokeItsSchema) {
   analytics::Event e;
   keep_unmapped(ctx, e, payload, {"seqNo", "evse/id"});
   EXPECT_EQ(e.extra["payload"], payload);
+}
+
+// The same extra keys for the 1.6 idTagInfo and the 2.0.1 idTokenInfo.
+using KeepIdTokenInfo = KeepUnmapped;
+
+TEST_F(KeepIdTokenInfo, UsesOneNamingForBothVersionsAndHashesTheGroupToken) {
+  analytics::Event e;
+  keep_id_token_info(ctx, e, json("Accepted"), json("2025-01-01T00:00:00Z"), json("GROUP-7"));
+  EXPECT_EQ(e.extra, (json{{"id_token_status", "Accepted"},
+                           {"id_token_expiry", "2025-01-01T00:00:00Z"},
+                           {"group_id_token_hash", hash_token(ctx, "GROUP-7")}}));
+}
+
+TEST_F(KeepIdTokenInfo, LeavesOutMembersThatAreNotStrings) {
+  analytics::Event e;
+  keep_id_token_info(ctx, e, json(3), nullptr, json::object());
+  EXPECT_TRUE(e.extra.empty());
+  keep_id_token_info(ctx, e, json("Blocked"));
+  EXPECT_EQ(e.extra, (json{{"id_token_status", "Blocked"}}));
 }
 
 }  // namespace
