@@ -15,7 +15,7 @@ BUILD_PACKAGES=(
 # Node.js and Python for the independent OCPP client libraries, Java + Maven for the Kafka broker.
 TEST_PACKAGES=(
   googletest libgtest-dev libbenchmark-dev clang-format kcat
-  python3 python3-venv python3-pip openjdk-17-jre-headless maven curl procps psmisc
+  python3 python3-venv python3-pip openjdk-17-jre-headless maven curl procps psmisc jq linux-perf
 )
 
 missing=()
