@@ -101,8 +101,8 @@ class SqliteCsmsState : public rpc::CsmsState {
   std::optional<ChargePointRecord> charge_point(std::string_view charge_point_id) const;
   size_t active_transaction_count() const;
   // False after the allocator or a read failed; the last error is kept for /health.
-  bool healthy() const;
-  std::string last_error() const;
+  bool healthy() const override;
+  std::string last_error() const override;
 
  private:
   struct ActiveTx16 {

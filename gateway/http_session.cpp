@@ -283,11 +283,14 @@ HttpHandler health_handler(const Services& services) {
     if (path == "/health" &&
         (request.method() == http::verb::get || request.method() == http::verb::head)) {
       const auto stats = services.sink.stats();
-      const bool healthy = services.sink.healthy();
+      const bool state_healthy = services.state.healthy();
+      const bool healthy = services.sink.healthy() && state_healthy;
       nlohmann::json body = {{"status", healthy ? "ok" : "unhealthy"},
                              {"connections", services.registry.size()},
+                             {"state", {{"healthy", state_healthy},
+                                        {"last_error", services.state.last_error()}}},
                              {"sink",
-                              {{"healthy", healthy},
+                              {{"healthy", services.sink.healthy()},
                                {"frames_committed", stats.frames_committed},
                                {"events_committed", stats.events_committed},
                                {"batches", stats.batches},

@@ -117,6 +117,10 @@ class CsmsState {
   // 2.0.1 NotifyReport: device-model report data stored per charge point.
   virtual void store_report(CallContext& ctx, int64_t request_id, int64_t seq_no,
                             const nlohmann::json& report_data) = 0;
+  // False once the state could not decide something it had to (e.g. no transaction id could
+  // be reserved); /health reports it so operators learn before charge points do.
+  virtual bool healthy() const { return true; }
+  virtual std::string last_error() const { return {}; }
 };
 
 // Opaque per-frame set of storage writes (defined by the gateway); handlers only pass it on.

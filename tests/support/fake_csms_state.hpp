@@ -97,6 +97,10 @@ class FakeCsmsState : public rpc::CsmsState {
     return r;
   }
 
+  bool healthy() const override { return error.empty(); }
+  std::string last_error() const override { return error; }
+  std::string error;  // set by a test to make the state unhealthy
+
   void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
                     const nlohmann::json& report_data) override {
     reports.emplace_back(std::string(ctx.charge_point_id), request_id, seq_no, report_data);

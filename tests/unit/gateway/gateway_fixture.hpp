@@ -152,6 +152,7 @@ class Gateway {
     for (auto& t : threads_) t.join();
   }
   uint16_t port() const { return listener_->port(); }
+  ocppgw::testing::FakeCsmsState& state() { return state_; }
 
   MemorySink sink;
   SessionRegistry registry;

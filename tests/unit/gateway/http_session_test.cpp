@@ -52,6 +52,25 @@ TEST(SubprotocolNegotiation, NeverFallsBackSilently) {
   EXPECT_FALSE(negotiate_subprotocol("ocpp2.0.1", {OcppVersion::v16}).chosen);
 }
 
+TEST(HttpSession, HealthReportsTheCsmsState) {
+  testing::Gateway gw;
+  namespace http = boost::beast::http;
+  boost::asio::io_context ioc;
+  boost::beast::tcp_stream stream(ioc);
+  gw.state().error = "transaction ids exhausted";
+  stream.connect({boost::asio::ip::make_address("127.0.0.1"), gw.port()});
+  http::request<http::empty_body> req{http::verb::get, "/health", 11};
+  req.set(http::field::host, "127.0.0.1");
+  http::write(stream, req);
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  EXPECT_EQ(res.result_int(), 503u);
+  const auto body = nlohmann::json::parse(res.body());
+  EXPECT_EQ(body["state"]["last_error"], "transaction ids exhausted");
+  EXPECT_EQ(body["sink"]["healthy"], true);
+}
+
 TEST(HttpSession, HealthReportsTheSink) {
   testing::Gateway gw;
   namespace http = boost::beast::http;
