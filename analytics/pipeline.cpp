@@ -580,6 +580,30 @@ namespace {
 
 std::string q(const std::string& schema, const char* table) { return schema + "." + table; }
 
+// "INSERT INTO t(c1..cn) VALUES(?1..?n) ON CONFLICT(keys) DO UPDATE SET c = excluded.c" for every
+// non-key column, plus an optional WHERE on the update. Gold rows are replaced whole by their
+// recompute, so each upsert has this one shape; spelling it once keeps columns and placeholders
+// from drifting apart.
+std::string upsert_sql(const std::string& table, std::initializer_list<std::string_view> columns,
+                       std::initializer_list<std::string_view> keys,
+                       std::string_view update_where = {}) {
+  std::string cols, params, sets;
+  int i = 0;
+  for (auto c : columns) {
+    cols += (i ? ", " : "") + std::string(c);
+    params += (i ? ", ?" : "?") + std::to_string(i + 1);
+    ++i;
+    if (std::find(keys.begin(), keys.end(), c) != keys.end()) continue;
+    sets += (sets.empty() ? "" : ", ") + std::string(c) + " = excluded." + std::string(c);
+  }
+  std::string key_list;
+  for (auto k : keys) key_list += (key_list.empty() ? "" : ", ") + std::string(k);
+  std::string sql = "INSERT INTO " + table + "(" + cols + ") VALUES(" + params + ") ON CONFLICT(" +
+                    key_list + ") DO UPDATE SET " + sets;
+  if (!update_where.empty()) sql += " WHERE " + std::string(update_where);
+  return sql;
+}
+
 }  // namespace
 
 Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
@@ -616,23 +640,13 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
                               " WHERE charge_point_id = ?1 AND transaction_id = ?2";
   const std::string del_session = "DELETE FROM " + q(schema, "charging_sessions") +
                                   " WHERE charge_point_id = ?1 AND transaction_id = ?2";
-  const std::string upsert_session =
-      "INSERT INTO " + q(schema, "charging_sessions") +
-      "(session_id, charge_point_id, connector_id, transaction_id, start_ts, stop_ts, "
-      "first_event_ts, last_event_ts, duration_seconds, meter_start_wh, meter_stop_wh, "
-      "last_meter_wh, energy_kwh, energy_is_final, session_status, stop_reason, event_count, "
-      "quality_flags, stats_day, is_open, row_hash, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, "
-      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
-      "ON CONFLICT(session_id) DO UPDATE SET connector_id = excluded.connector_id, "
-      "start_ts = excluded.start_ts, stop_ts = excluded.stop_ts, "
-      "first_event_ts = excluded.first_event_ts, last_event_ts = excluded.last_event_ts, "
-      "duration_seconds = excluded.duration_seconds, meter_start_wh = excluded.meter_start_wh, "
-      "meter_stop_wh = excluded.meter_stop_wh, last_meter_wh = excluded.last_meter_wh, "
-      "energy_kwh = excluded.energy_kwh, energy_is_final = excluded.energy_is_final, "
-      "session_status = excluded.session_status, stop_reason = excluded.stop_reason, "
-      "event_count = excluded.event_count, quality_flags = excluded.quality_flags, "
-      "stats_day = excluded.stats_day, is_open = excluded.is_open, row_hash = excluded.row_hash, "
-      "updated_at = excluded.updated_at WHERE row_hash <> excluded.row_hash";
+  const std::string upsert_session = upsert_sql(
+      q(schema, "charging_sessions"),
+      {"session_id", "charge_point_id", "connector_id", "transaction_id", "start_ts", "stop_ts",
+       "first_event_ts", "last_event_ts", "duration_seconds", "meter_start_wh", "meter_stop_wh",
+       "last_meter_wh", "energy_kwh", "energy_is_final", "session_status", "stop_reason",
+       "event_count", "quality_flags", "stats_day", "is_open", "row_hash", "updated_at"},
+      {"session_id"}, "row_hash <> excluded.row_hash");
   for (const auto& [cp, tx] : b.sessions) {
     if (!s.ok()) break;
     std::vector<SessionEvent> events;
@@ -715,12 +729,10 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
                                "valid_to, status, error_code, seq_no) VALUES(?1, ?2, ?3, ?4, ?5, "
                                "?6, ?7, ?8, ?9)";
   const std::string upsert_current =
-      "INSERT INTO " + q(schema, "connector_current_status") +
-      "(charge_point_id, evse_id, connector_id, status, error_code, status_since, event_id, "
-      "seq_no) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(charge_point_id, evse_id, "
-      "connector_id) DO UPDATE SET status = excluded.status, error_code = excluded.error_code, "
-      "status_since = excluded.status_since, event_id = excluded.event_id, seq_no = "
-      "excluded.seq_no";
+      upsert_sql(q(schema, "connector_current_status"),
+                 {"charge_point_id", "evse_id", "connector_id", "status", "error_code",
+                  "status_since", "event_id", "seq_no"},
+                 {"charge_point_id", "evse_id", "connector_id"});
   const std::string del_current =
       "DELETE FROM " + q(schema, "connector_current_status") +
       " WHERE charge_point_id = ?1 AND evse_id = ?2 AND connector_id = ?3";
@@ -793,19 +805,12 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
       "SELECT event_ts, extra FROM main.silver_events WHERE charge_point_id = ?1 AND event_type = "
       "?2 "
       "ORDER BY event_ts DESC, event_id DESC LIMIT 1";
-  const std::string upsert_health =
-      "INSERT INTO " + q(schema, "charge_point_health") +
-      "(charge_point_id, last_heartbeat_ts, last_seen_ts, connection_state, connection_changed_ts, "
-      "last_boot_ts, vendor, model, firmware_version, heartbeat_interval_s, offline_deadline_ts, "
-      "liveness) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-      "ON CONFLICT(charge_point_id) DO UPDATE SET last_heartbeat_ts = excluded.last_heartbeat_ts, "
-      "last_seen_ts = excluded.last_seen_ts, connection_state = excluded.connection_state, "
-      "connection_changed_ts = excluded.connection_changed_ts, last_boot_ts = "
-      "excluded.last_boot_ts, "
-      "vendor = excluded.vendor, model = excluded.model, firmware_version = "
-      "excluded.firmware_version, "
-      "heartbeat_interval_s = excluded.heartbeat_interval_s, "
-      "offline_deadline_ts = excluded.offline_deadline_ts, liveness = excluded.liveness";
+  const std::string upsert_health = upsert_sql(
+      q(schema, "charge_point_health"),
+      {"charge_point_id", "last_heartbeat_ts", "last_seen_ts", "connection_state",
+       "connection_changed_ts", "last_boot_ts", "vendor", "model", "firmware_version",
+       "heartbeat_interval_s", "offline_deadline_ts", "liveness"},
+      {"charge_point_id"});
   for (const auto& cp : b.charge_points) {
     if (!s.ok()) break;
     HealthInput in;
@@ -865,20 +870,12 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
       "SELECT transaction_id, start_ts, session_status, duration_seconds, energy_kwh, "
       "energy_is_final FROM " +
       q(schema, "charging_sessions") + " WHERE charge_point_id = ?1 AND stats_day = ?2";
-  const std::string upsert_daily =
-      "INSERT INTO " + q(schema, "charging_stats_daily") +
-      "(charge_point_id, day, sessions_total, sessions_started, sessions_completed, "
-      "sessions_timed_out, sessions_in_progress, sessions_start_missing, energy_kwh_final, "
-      "energy_kwh_provisional, avg_duration_seconds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-      "?10, ?11) ON CONFLICT(charge_point_id, day) DO UPDATE SET "
-      "sessions_total = excluded.sessions_total, sessions_started = excluded.sessions_started, "
-      "sessions_completed = excluded.sessions_completed, "
-      "sessions_timed_out = excluded.sessions_timed_out, "
-      "sessions_in_progress = excluded.sessions_in_progress, "
-      "sessions_start_missing = excluded.sessions_start_missing, "
-      "energy_kwh_final = excluded.energy_kwh_final, "
-      "energy_kwh_provisional = excluded.energy_kwh_provisional, "
-      "avg_duration_seconds = excluded.avg_duration_seconds";
+  const std::string upsert_daily = upsert_sql(
+      q(schema, "charging_stats_daily"),
+      {"charge_point_id", "day", "sessions_total", "sessions_started", "sessions_completed",
+       "sessions_timed_out", "sessions_in_progress", "sessions_start_missing", "energy_kwh_final",
+       "energy_kwh_provisional", "avg_duration_seconds"},
+      {"charge_point_id", "day"});
   for (const auto& [cp, day] : b.days) {
     if (!s.ok()) break;
     std::vector<SessionRow> sessions;
