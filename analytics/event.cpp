@@ -17,10 +17,11 @@ using nlohmann::json;
 
 // Indexed by EventType; keep in enum order.
 constexpr std::array<std::string_view, 15> kEventTypeNames = {
-    "BootNotification", "Heartbeat",       "StatusNotification", "Authorize",
-    "StartTransaction", "MeterValues",     "StopTransaction",    "DataTransfer",
-    "FirmwareStatus",   "DiagnosticsStatus", "NotifyReport",     "SecurityEvent",
-    "Notification",     "Connection",      "Invalid",
+    "BootNotification",  "Heartbeat",        "StatusNotification",
+    "Authorize",         "StartTransaction", "MeterValues",
+    "StopTransaction",   "DataTransfer",     "FirmwareStatus",
+    "DiagnosticsStatus", "NotifyReport",     "SecurityEvent",
+    "Notification",      "Connection",       "Invalid",
 };
 static_assert(kEventTypeNames.size() == static_cast<size_t>(EventType::Invalid) + 1);
 
@@ -136,20 +137,19 @@ std::optional<Event> from_json(const json& j, std::string* error) {
   e.ingest_ts_ms = *its;
   if (auto it = j.find("schema_version"); it != j.end() && it->is_number_integer())
     e.schema_version = it->get<int>();
-  bool ok = read_opt(j, "connector_id", e.connector_id, error) &&
-            read_opt(j, "evse_id", e.evse_id, error) &&
-            read_opt(j, "message_id", e.message_id, error) &&
-            read_opt(j, "transaction_id", e.transaction_id, error) &&
-            read_opt(j, "seq_no", e.seq_no, error) &&
-            read_opt(j, "trigger_reason", e.trigger_reason, error) &&
-            read_opt(j, "meter_wh", e.meter_wh, error) && read_opt(j, "power_w", e.power_w, error) &&
-            read_opt(j, "current_a", e.current_a, error) &&
-            read_opt(j, "voltage_v", e.voltage_v, error) &&
-            read_opt(j, "soc_pct", e.soc_pct, error) &&
-            read_opt(j, "connector_status", e.connector_status, error) &&
-            read_opt(j, "error_code", e.error_code, error) &&
-            read_opt(j, "stop_reason", e.stop_reason, error) &&
-            read_opt(j, "id_token_hash", e.id_token_hash, error);
+  bool ok =
+      read_opt(j, "connector_id", e.connector_id, error) &&
+      read_opt(j, "evse_id", e.evse_id, error) && read_opt(j, "message_id", e.message_id, error) &&
+      read_opt(j, "transaction_id", e.transaction_id, error) &&
+      read_opt(j, "seq_no", e.seq_no, error) &&
+      read_opt(j, "trigger_reason", e.trigger_reason, error) &&
+      read_opt(j, "meter_wh", e.meter_wh, error) && read_opt(j, "power_w", e.power_w, error) &&
+      read_opt(j, "current_a", e.current_a, error) &&
+      read_opt(j, "voltage_v", e.voltage_v, error) && read_opt(j, "soc_pct", e.soc_pct, error) &&
+      read_opt(j, "connector_status", e.connector_status, error) &&
+      read_opt(j, "error_code", e.error_code, error) &&
+      read_opt(j, "stop_reason", e.stop_reason, error) &&
+      read_opt(j, "id_token_hash", e.id_token_hash, error);
   if (!ok) return std::nullopt;
   if (auto it = j.find("flags"); it != j.end() && it->is_array()) {
     for (const auto& f : *it)

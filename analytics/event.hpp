@@ -20,9 +20,21 @@ inline constexpr int kSchemaVersion = 1;
 // original. `Notification` covers the 2.0.1 actions that carry no session/status/health meaning
 // (NotifyEvent, LogStatusNotification, SignCertificate, ...): recorded, counted, not modelled.
 enum class EventType {
-  BootNotification, Heartbeat, StatusNotification, Authorize, StartTransaction, MeterValues,
-  StopTransaction, DataTransfer, FirmwareStatus, DiagnosticsStatus, NotifyReport, SecurityEvent,
-  Notification, Connection, Invalid,
+  BootNotification,
+  Heartbeat,
+  StatusNotification,
+  Authorize,
+  StartTransaction,
+  MeterValues,
+  StopTransaction,
+  DataTransfer,
+  FirmwareStatus,
+  DiagnosticsStatus,
+  NotifyReport,
+  SecurityEvent,
+  Notification,
+  Connection,
+  Invalid,
 };
 
 std::string_view to_string(EventType t);
@@ -32,13 +44,15 @@ std::optional<EventType> parse_event_type(std::string_view s);
 // Flags the gateway sets on events when a frame was accepted but is suspicious. Analytics uses
 // them to flag or quarantine; they are strings in JSON so consumers need no enum table.
 namespace flag {
-inline constexpr std::string_view kSchemaViolation = "SCHEMA_VIOLATION";          // lenient mode
-inline constexpr std::string_view kUnknownTransaction = "UNKNOWN_TRANSACTION";    // stop/meter for an id we never issued
-inline constexpr std::string_view kOfflineTransaction = "OFFLINE_TRANSACTION";    // 1.6 transactionId -1
-inline constexpr std::string_view kEndedBeforeStarted = "ENDED_BEFORE_STARTED";   // 2.0.1
-inline constexpr std::string_view kSeqNoRepeated = "SEQ_NO_REPEATED";             // 2.0.1
-inline constexpr std::string_view kSeqNoGap = "SEQ_NO_GAP";                       // 2.0.1
-inline constexpr std::string_view kOfflineReplay = "OFFLINE_REPLAY";              // 2.0.1 offline=true
+inline constexpr std::string_view kSchemaViolation = "SCHEMA_VIOLATION";  // lenient mode
+inline constexpr std::string_view kUnknownTransaction =
+    "UNKNOWN_TRANSACTION";  // stop/meter for an id we never issued
+inline constexpr std::string_view kOfflineTransaction =
+    "OFFLINE_TRANSACTION";  // 1.6 transactionId -1
+inline constexpr std::string_view kEndedBeforeStarted = "ENDED_BEFORE_STARTED";  // 2.0.1
+inline constexpr std::string_view kSeqNoRepeated = "SEQ_NO_REPEATED";            // 2.0.1
+inline constexpr std::string_view kSeqNoGap = "SEQ_NO_GAP";                      // 2.0.1
+inline constexpr std::string_view kOfflineReplay = "OFFLINE_REPLAY";  // 2.0.1 offline=true
 inline constexpr std::string_view kUnknownChargePoint = "UNKNOWN_CHARGE_POINT";
 }  // namespace flag
 
@@ -48,14 +62,14 @@ struct Event {
   std::optional<int64_t> connector_id;
   std::optional<int64_t> evse_id;
   EventType event_type = EventType::Invalid;
-  std::string ocpp_action;              // original action ("" for gateway-made events)
+  std::string ocpp_action;                // original action ("" for gateway-made events)
   std::optional<std::string> message_id;  // OCPP-J message id, when it could be read
-  int64_t event_ts_ms = 0;              // device time; ingest time when the message has none
-  int64_t ingest_ts_ms = 0;             // gateway receive time
+  int64_t event_ts_ms = 0;                // device time; ingest time when the message has none
+  int64_t ingest_ts_ms = 0;               // gateway receive time
   std::optional<std::string> transaction_id;
   std::optional<int64_t> seq_no;
   std::optional<std::string> trigger_reason;
-  std::optional<double> meter_wh;       // Energy.Active.Import.Register in Wh, cumulative
+  std::optional<double> meter_wh;  // Energy.Active.Import.Register in Wh, cumulative
   std::optional<double> power_w;
   std::optional<double> current_a;
   std::optional<double> voltage_v;
@@ -63,8 +77,8 @@ struct Event {
   std::optional<std::string> connector_status;  // normalised enum, see docs/event_contract.md
   std::optional<std::string> error_code;
   std::optional<std::string> stop_reason;
-  std::optional<std::string> id_token_hash;     // HMAC-SHA256 hex; raw tokens never leave
-  std::string ocpp_version;             // "1.6" or "2.0.1"
+  std::optional<std::string> id_token_hash;  // HMAC-SHA256 hex; raw tokens never leave
+  std::string ocpp_version;                  // "1.6" or "2.0.1"
   int schema_version = kSchemaVersion;
   std::string gateway_node;
   std::vector<std::string> flags;

@@ -642,10 +642,11 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
                                   " WHERE charge_point_id = ?1 AND transaction_id = ?2";
   const std::string upsert_session = upsert_sql(
       q(schema, "charging_sessions"),
-      {"session_id", "charge_point_id", "connector_id", "transaction_id", "start_ts", "stop_ts",
-       "first_event_ts", "last_event_ts", "duration_seconds", "meter_start_wh", "meter_stop_wh",
-       "last_meter_wh", "energy_kwh", "energy_is_final", "session_status", "stop_reason",
-       "event_count", "quality_flags", "stats_day", "is_open", "row_hash", "updated_at"},
+      {"session_id",    "charge_point_id", "connector_id",  "transaction_id",   "start_ts",
+       "stop_ts",       "first_event_ts",  "last_event_ts", "duration_seconds", "meter_start_wh",
+       "meter_stop_wh", "last_meter_wh",   "energy_kwh",    "energy_is_final",  "session_status",
+       "stop_reason",   "event_count",     "quality_flags", "stats_day",        "is_open",
+       "row_hash",      "updated_at"},
       {"session_id"}, "row_hash <> excluded.row_hash");
   for (const auto& [cp, tx] : b.sessions) {
     if (!s.ok()) break;
@@ -805,12 +806,12 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
       "SELECT event_ts, extra FROM main.silver_events WHERE charge_point_id = ?1 AND event_type = "
       "?2 "
       "ORDER BY event_ts DESC, event_id DESC LIMIT 1";
-  const std::string upsert_health = upsert_sql(
-      q(schema, "charge_point_health"),
-      {"charge_point_id", "last_heartbeat_ts", "last_seen_ts", "connection_state",
-       "connection_changed_ts", "last_boot_ts", "vendor", "model", "firmware_version",
-       "heartbeat_interval_s", "offline_deadline_ts", "liveness"},
-      {"charge_point_id"});
+  const std::string upsert_health =
+      upsert_sql(q(schema, "charge_point_health"),
+                 {"charge_point_id", "last_heartbeat_ts", "last_seen_ts", "connection_state",
+                  "connection_changed_ts", "last_boot_ts", "vendor", "model", "firmware_version",
+                  "heartbeat_interval_s", "offline_deadline_ts", "liveness"},
+                 {"charge_point_id"});
   for (const auto& cp : b.charge_points) {
     if (!s.ok()) break;
     HealthInput in;

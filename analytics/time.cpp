@@ -55,8 +55,9 @@ std::optional<int64_t> parse_rfc3339_ms(std::string_view s) {
   if (!read_digits(s, pos, 2, hour) || !expect(s, pos, ':') || !read_digits(s, pos, 2, minute) ||
       !expect(s, pos, ':') || !read_digits(s, pos, 2, second))
     return std::nullopt;
-  if (month < 1 || month > 12 || day < 1 || static_cast<unsigned>(day) > days_in_month(year, month) ||
-      hour > 23 || minute > 59 || second > 60)
+  if (month < 1 || month > 12 || day < 1 ||
+      static_cast<unsigned>(day) > days_in_month(year, month) || hour > 23 || minute > 59 ||
+      second > 60)
     return std::nullopt;
   int64_t millis = 0;
   if (pos < s.size() && s[pos] == '.') {

@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
     size_t events = 0;
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < iterations; ++i) {
-      auto ctx = ocppgw::rpc::make_context(policy, state, "CP-1", ocppgw::rpc::ValidationMode::Strict,
-                                          1'700'000'000'000, sample.version);
+      auto ctx =
+          ocppgw::rpc::make_context(policy, state, "CP-1", ocppgw::rpc::ValidationMode::Strict,
+                                    1'700'000'000'000, sample.version);
       events += ocppgw::rpc::dispatch(protocol, ctx, sample.text).events.size();
     }
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;

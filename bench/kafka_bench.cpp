@@ -184,9 +184,10 @@ int latency(const Args& a, const std::filesystem::path& dir) {
   }
   std::sort(latencies_ms.begin(), latencies_ms.end());
   std::sort(commit_ms.begin(), commit_ms.end());
-  std::printf("latency: %zu commits, oldest-in-batch arrival -> committed p50 %.2f ms, p99 %.2f ms\n",
-              commit_ms.size(), commit_ms[commit_ms.size() / 2],
-              commit_ms[static_cast<size_t>(0.99 * static_cast<double>(commit_ms.size() - 1))]);
+  std::printf(
+      "latency: %zu commits, oldest-in-batch arrival -> committed p50 %.2f ms, p99 %.2f ms\n",
+      commit_ms.size(), commit_ms[commit_ms.size() / 2],
+      commit_ms[static_cast<size_t>(0.99 * static_cast<double>(commit_ms.size() - 1))]);
   auto pct = [&](double q) {
     return latencies_ms[static_cast<size_t>(q * static_cast<double>(latencies_ms.size() - 1))];
   };

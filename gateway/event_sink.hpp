@@ -25,7 +25,7 @@ namespace ocppgw::gateway {
 
 struct SinkEntry {
   std::string charge_point_id;
-  std::string raw_frame;   // inbound text as received (may be empty for gateway-made events)
+  std::string raw_frame;  // inbound text as received (may be empty for gateway-made events)
   int64_t received_ms = 0;
   std::vector<analytics::Event> events;
   std::unique_ptr<rpc::WriteSet> writes;  // may be null

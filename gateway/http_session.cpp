@@ -285,17 +285,17 @@ HttpHandler health_handler(const Services& services) {
       const auto stats = services.sink.stats();
       const bool state_healthy = services.state.healthy();
       const bool healthy = services.sink.healthy() && state_healthy;
-      nlohmann::json body = {{"status", healthy ? "ok" : "unhealthy"},
-                             {"connections", services.registry.size()},
-                             {"state", {{"healthy", state_healthy},
-                                        {"last_error", services.state.last_error()}}},
-                             {"sink",
-                              {{"healthy", services.sink.healthy()},
-                               {"frames_committed", stats.frames_committed},
-                               {"events_committed", stats.events_committed},
-                               {"batches", stats.batches},
-                               {"last_commit_ms", stats.last_commit_ms},
-                               {"last_error", stats.last_error}}}};
+      nlohmann::json body = {
+          {"status", healthy ? "ok" : "unhealthy"},
+          {"connections", services.registry.size()},
+          {"state", {{"healthy", state_healthy}, {"last_error", services.state.last_error()}}},
+          {"sink",
+           {{"healthy", services.sink.healthy()},
+            {"frames_committed", stats.frames_committed},
+            {"events_committed", stats.events_committed},
+            {"batches", stats.batches},
+            {"last_commit_ms", stats.last_commit_ms},
+            {"last_error", stats.last_error}}}};
       res.result(healthy ? http::status::ok : http::status::service_unavailable);
       res.set(http::field::content_type, "application/json");
       res.body() = body.dump() + "\n";

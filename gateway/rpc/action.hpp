@@ -37,7 +37,8 @@ struct Policy {
 // ---- Decisions of the CSMS state (implemented over SQLite in gateway/, faked in tests) ----
 
 struct IdTokenInfo {
-  std::string status = "Invalid";  // Accepted | Blocked | Expired | Invalid | ConcurrentTx | Unknown
+  std::string status =
+      "Invalid";  // Accepted | Blocked | Expired | Invalid | ConcurrentTx | Unknown
   std::optional<int64_t> expiry_ms;
   std::optional<std::string> parent_id;  // 1.6 parentIdTag / 2.0.1 groupIdToken
 };

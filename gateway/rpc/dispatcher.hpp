@@ -16,10 +16,10 @@
 namespace ocppgw::rpc {
 
 struct InboundResult {
-  std::string reply;                      // CALLRESULT/CALLERROR text; empty: send nothing
-  std::vector<analytics::Event> events;   // always >= 1 for a CALL or a bad frame
-  std::optional<Frame> response;          // a CALLRESULT/CALLERROR from the charge point
-  std::string error;                      // why the frame was refused (for the log), if it was
+  std::string reply;                     // CALLRESULT/CALLERROR text; empty: send nothing
+  std::vector<analytics::Event> events;  // always >= 1 for a CALL or a bad frame
+  std::optional<Frame> response;         // a CALLRESULT/CALLERROR from the charge point
+  std::string error;                     // why the frame was refused (for the log), if it was
   // The frame as it may be stored: set when the text held id tokens, which are replaced by
   // their HMAC (raw tokens are never stored). Unset: store the text as received.
   std::optional<std::string> stored_frame;
@@ -29,7 +29,8 @@ InboundResult dispatch(const Protocol& protocol, CallContext& ctx, std::string_v
 
 // An Invalid event for something that never became a CALL (binary or oversize frame, reply to
 // an unknown message id, ...). The raw text (truncated to 64 KiB) is kept in extra.raw.
-analytics::Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_view reason);
+analytics::Event invalid_event(const CallContext& ctx, std::string_view raw,
+                               std::string_view reason);
 
 // A Connection event made by the gateway ("connected"/"disconnected" in extra.state).
 analytics::Event connection_event(const CallContext& ctx, std::string_view state,

@@ -12,19 +12,30 @@ std::string_view subprotocol(OcppVersion v) {
 std::string_view wire_name(RpcError e, OcppVersion v) {
   const bool v16 = v == OcppVersion::v16;
   switch (e) {
-    case RpcError::FormationViolation: return v16 ? "FormationViolation" : "FormatViolation";
-    case RpcError::ProtocolError: return "ProtocolError";
-    case RpcError::NotImplemented: return "NotImplemented";
-    case RpcError::NotSupported: return "NotSupported";
-    case RpcError::MessageTypeNotSupported: return v16 ? "NotSupported" : "MessageTypeNotSupported";
-    case RpcError::RpcFrameworkError: return v16 ? "ProtocolError" : "RpcFrameworkError";
-    case RpcError::InternalError: return "InternalError";
-    case RpcError::SecurityError: return "SecurityError";
-    case RpcError::PropertyConstraintViolation: return "PropertyConstraintViolation";
+    case RpcError::FormationViolation:
+      return v16 ? "FormationViolation" : "FormatViolation";
+    case RpcError::ProtocolError:
+      return "ProtocolError";
+    case RpcError::NotImplemented:
+      return "NotImplemented";
+    case RpcError::NotSupported:
+      return "NotSupported";
+    case RpcError::MessageTypeNotSupported:
+      return v16 ? "NotSupported" : "MessageTypeNotSupported";
+    case RpcError::RpcFrameworkError:
+      return v16 ? "ProtocolError" : "RpcFrameworkError";
+    case RpcError::InternalError:
+      return "InternalError";
+    case RpcError::SecurityError:
+      return "SecurityError";
+    case RpcError::PropertyConstraintViolation:
+      return "PropertyConstraintViolation";
     case RpcError::OccurrenceConstraintViolation:
       return v16 ? "OccurenceConstraintViolation" : "OccurrenceConstraintViolation";
-    case RpcError::TypeConstraintViolation: return "TypeConstraintViolation";
-    case RpcError::GenericError: return "GenericError";
+    case RpcError::TypeConstraintViolation:
+      return "TypeConstraintViolation";
+    case RpcError::GenericError:
+      return "GenericError";
   }
   return "GenericError";
 }

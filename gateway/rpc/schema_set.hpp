@@ -16,7 +16,7 @@
 namespace ocppgw::rpc {
 
 struct Violation {
-  std::string path;      // JSON pointer-ish path, e.g. "/meterValue/0/timestamp"
+  std::string path;  // JSON pointer-ish path, e.g. "/meterValue/0/timestamp"
   std::string message;
 };
 
@@ -24,7 +24,7 @@ struct ValidationOutcome {
   bool ok = true;
   RpcError code = RpcError::GenericError;  // class of the first violation when !ok
   std::vector<Violation> violations;
-  std::string summary() const;             // "path: message; ..." for CALLERROR descriptions
+  std::string summary() const;  // "path: message; ..." for CALLERROR descriptions
 };
 
 class SchemaSet {

@@ -42,7 +42,8 @@ class FakeCsmsState : public rpc::CsmsState {
   rpc::IdTokenInfo authorize(rpc::CallContext& ctx, std::string_view id_token) override {
     (void)ctx;
     auto it = tokens.find(std::string(id_token));
-    if (it == tokens.end()) return rpc::IdTokenInfo{unknown_token_status, std::nullopt, std::nullopt};
+    if (it == tokens.end())
+      return rpc::IdTokenInfo{unknown_token_status, std::nullopt, std::nullopt};
     return it->second;
   }
 
@@ -87,8 +88,10 @@ class FakeCsmsState : public rpc::CsmsState {
       r.flags.emplace_back(req.event_type == "Ended" ? analytics::flag::kEndedBeforeStarted
                                                      : analytics::flag::kUnknownTransaction);
     }
-    if (!inserted && req.seq_no <= tx.last_seq_no) r.flags.emplace_back(analytics::flag::kSeqNoRepeated);
-    if (!inserted && req.seq_no > tx.last_seq_no + 1) r.flags.emplace_back(analytics::flag::kSeqNoGap);
+    if (!inserted && req.seq_no <= tx.last_seq_no)
+      r.flags.emplace_back(analytics::flag::kSeqNoRepeated);
+    if (!inserted && req.seq_no > tx.last_seq_no + 1)
+      r.flags.emplace_back(analytics::flag::kSeqNoGap);
     if (req.offline) r.flags.emplace_back(analytics::flag::kOfflineReplay);
     if (req.seq_no > tx.last_seq_no) tx.last_seq_no = req.seq_no;
     if (req.event_type == "Started") tx.started = true;

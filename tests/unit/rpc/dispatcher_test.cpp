@@ -199,9 +199,8 @@ TEST_F(RpcDispatcher, RefusedCallsKeepTheirRawTextWithIdTokensHashed) {
 TEST_F(RpcDispatcher, StoredFrameHasIdTokensHashedWhetherAnsweredOrRefused) {
   const std::string tag = "TAG-4711";
   const std::string long_tag = "SECRET-TAG-0123456789XYZ";  // refused: longer than 20 chars
-  for (const std::string& text :
-       {R"([2,"s1","Authorize",{"idTag":")" + tag + R"("}])",
-        R"([2,"s2","Authorize",{"idTag":")" + long_tag + R"("}])"}) {
+  for (const std::string& text : {R"([2,"s1","Authorize",{"idTag":")" + tag + R"("}])",
+                                  R"([2,"s2","Authorize",{"idTag":")" + long_tag + R"("}])"}) {
     const auto r = send(text);
     ASSERT_TRUE(r.stored_frame.has_value()) << text;
     EXPECT_EQ(r.stored_frame->find(tag), std::string::npos) << *r.stored_frame;
