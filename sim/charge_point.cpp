@@ -377,10 +377,11 @@ void ChargePoint::send_call(OutMsg m) {
   if (m.message_id.empty()) {
     m.message_id = next_message_id();
     m.text = build_call(m, version_, m.message_id, id_);
-    if (m.session && m.session->minus1 && (m.kind == MsgKind::Meter || m.kind == MsgKind::Stop))
-      ++ctx_.truth.minus1_frames;
     if (m.offline) ++ctx_.truth.offline_frames;
   }
+  // Counted per write, exact re-sends included: each written copy is handled and flagged.
+  if (m.session && m.session->minus1 && (m.kind == MsgKind::Meter || m.kind == MsgKind::Stop))
+    ++ctx_.truth.minus1_frames;
   if (m.injected == Injected::None && !m.maybe_duplicate && m.kind != MsgKind::Boot) {
     if (rng_.chance(f.corrupt)) send_probe(true, m.text);
     if (rng_.chance(f.schema_invalid)) send_probe(false, m.text);
