@@ -15,8 +15,10 @@ inline constexpr std::string_view kEventsByAction =
     "WHERE event_type NOT IN ('Invalid', 'Connection') GROUP BY 1";
 inline constexpr std::string_view kInvalidEvents =
     "SELECT count(*) FROM events WHERE event_type = 'Invalid'";
+// Matches the flags array only: a LIKE over the whole JSON would also count events whose raw
+// text or extra happens to contain the flag's name.
 inline constexpr std::string_view kFlaggedEvents =
-    "SELECT count(*) FROM events WHERE json LIKE '%' || ?1 || '%'";
+    "SELECT count(*) FROM events, json_each(events.json, '$.flags') AS f WHERE f.value = ?1";
 // Columns: meter_start, meter_stop (NULL until stopped).
 inline constexpr std::string_view kTransaction16 =
     "SELECT meter_start, meter_stop FROM transactions16 "
