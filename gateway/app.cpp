@@ -8,12 +8,14 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "analytics/live_pipeline.hpp"
+#include "gateway/auth.hpp"
 #include "gateway/csms_state.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/kafka_publisher.hpp"
 #include "gateway/listener.hpp"
 #include "gateway/logging.hpp"
 #include "gateway/sqlite_event_sink.hpp"
+#include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
@@ -40,7 +42,7 @@ class KafkaComponent : public Component {
       if (auto s = kc.set(k, v); !s.ok()) return Status::error("kafka." + k + ": " + s.message());
     publisher_ = std::make_unique<KafkaPublisher>(std::move(kc));
     if (auto s = publisher_->start(); !s.ok()) return s;
-    app.sink().add_commit_listener([p = publisher_.get()](auto) { p->notify(); });
+    app.sink().add_commit_listener([p = publisher_.get()](const auto&) { p->notify(); });
     log::info("kafka_publisher", "",
               {{"brokers",
                 c.kafka_brokers.empty() ? "none (events wait in the outbox)" : c.kafka_brokers},
@@ -61,11 +63,16 @@ class AnalyticsComponent : public Component {
   Status start(App& app) override {
     analytics::LivePipeline::Options options;
     options.pipeline.path = app.config().data_dir + "/analytics.db";
+    // Analytics catches up from the event log's watermark after any crash, so its own commits
+    // need not be fsynced (and stay off the disk the acks wait on).
+    options.event_log_path = app.config().db_path();
+    options.pipeline.durable = false;
     Status status;
     live_ = analytics::LivePipeline::start(options, &status);
     if (!live_) return Status::error("analytics: " + status.message());
-    app.sink().add_commit_listener([live = live_.get()](std::span<const analytics::Event> batch) {
-      live->offer(std::vector<analytics::Event>(batch.begin(), batch.end()));
+    app.sink().add_commit_listener([live = live_.get()](const CommittedBatch& batch) {
+      live->offer(std::vector<analytics::Event>(batch.events.begin(), batch.events.end()),
+                  batch.first_seq, batch.last_seq);
     });
     return {};
   }
@@ -105,6 +112,7 @@ void App::add_component(std::unique_ptr<Component> component) {
 }
 
 uint16_t App::port() const { return listener_ ? listener_->port() : 0; }
+uint16_t App::tls_port() const { return tls_listener_ ? tls_listener_->port() : 0; }
 
 Status App::start() {
   std::error_code fs_ec;
@@ -163,15 +171,7 @@ Status App::start() {
     ++started_components_;
   }
 
-  boost::system::error_code ec;
-  const auto address = net::ip::make_address(config_.listen_address, ec);
-  if (ec) return Status::error("bad listen address " + config_.listen_address);
-  listener_ = std::make_shared<Listener>(ioc_, net::ip::tcp::endpoint(address, config_.port),
-                                         *services_, ec);
-  if (ec)
-    return Status::error("cannot listen on " + config_.listen_address + ":" +
-                         std::to_string(config_.port) + ": " + ec.message());
-  listener_->run();
+  if (auto s = start_listeners(); !s.ok()) return s;
 
   auto signals = std::make_shared<net::signal_set>(ioc_, SIGINT, SIGTERM);
   signals->async_wait([this, signals](boost::system::error_code e, int signo) {
@@ -187,13 +187,73 @@ Status App::start() {
   std::string subprotocols;
   for (auto v : config_.subprotocols)
     subprotocols += (subprotocols.empty() ? "" : ",") + std::string(rpc::subprotocol(v));
-  log::info("listening", "",
-            {{"address", config_.listen_address},
-             {"port", std::to_string(listener_->port())},
-             {"path", config_.path_prefix + "/{chargePointId}"},
-             {"subprotocols", subprotocols},
-             {"db", config_.db_path()},
-             {"threads", std::to_string(n)}});
+  auto announce = [&](const Listener& l, const std::string& address, const char* scheme,
+                      const char* auth) {
+    log::info("listening", "",
+              {{"scheme", scheme},
+               {"address", address},
+               {"port", std::to_string(l.port())},
+               {"auth", auth},
+               {"path", config_.path_prefix + "/{chargePointId}"},
+               {"subprotocols", subprotocols},
+               {"db", config_.db_path()},
+               {"threads", std::to_string(n)}});
+  };
+  if (listener_)
+    announce(*listener_, config_.listen_address, "ws",
+             config_.basic_auth ? "basic (profile 1)" : "none");
+  if (tls_listener_)
+    announce(*tls_listener_, config_.tls_listen_address, "wss",
+             !config_.tls_client_ca.empty()
+                 ? (config_.tls_basic_auth ? "client certificate + basic (profile 3)"
+                                           : "client certificate (profile 3)")
+             : config_.tls_basic_auth ? "basic (profile 2)"
+                                      : "none (TLS only)");
+  return {};
+}
+
+Status App::start_listeners() {
+  if (config_.basic_auth || config_.tls_basic_auth) {
+    BasicAuthenticator::Options options;
+    // PBKDF2 workers: half the I/O threads, so a fleet re-authenticating after a restart
+    // cannot take every core from the connections already serving.
+    options.threads = std::max(1, io_threads(config_) / 2);
+    Status status;
+    authenticator_ = BasicAuthenticator::open(config_.db_path(), options, &status);
+    if (!authenticator_)
+      return Status::error("opening " + config_.db_path() + " for passwords: " + status.message());
+  }
+  auto make = [&](const std::string& host, uint16_t port, std::shared_ptr<ListenerSecurity> sec,
+                  std::shared_ptr<Listener>* out) -> Status {
+    boost::system::error_code ec;
+    const auto address = net::ip::make_address(host, ec);
+    if (ec) return Status::error("bad " + sec->scheme + " listen address " + host);
+    *out = std::make_shared<Listener>(ioc_, net::ip::tcp::endpoint(address, port), *services_, ec,
+                                      std::move(sec));
+    if (ec)
+      return Status::error("cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                           ec.message());
+    (*out)->run();
+    return {};
+  };
+  if (config_.plain_enabled()) {
+    auto sec = std::make_shared<ListenerSecurity>();
+    sec->scheme = "ws";
+    if (config_.basic_auth) sec->basic_auth = authenticator_.get();
+    if (auto s = make(config_.listen_address, config_.port, sec, &listener_); !s.ok()) return s;
+  }
+  if (config_.tls_enabled()) {
+    auto sec = std::make_shared<ListenerSecurity>();
+    sec->scheme = "wss";
+    std::string error;
+    sec->tls =
+        make_server_tls_context({config_.tls_cert, config_.tls_key, config_.tls_client_ca}, &error);
+    if (!sec->tls) return Status::error(error);
+    sec->client_certificates = !config_.tls_client_ca.empty();
+    if (config_.tls_basic_auth) sec->basic_auth = authenticator_.get();
+    if (auto s = make(config_.tls_listen_address, config_.tls_port, sec, &tls_listener_); !s.ok())
+      return s;
+  }
   return {};
 }
 
@@ -212,6 +272,7 @@ int App::wait() {
   log::info("shutdown", "",
             {{"phase", "closing sessions"}, {"sessions", std::to_string(registry_.size())}});
   if (listener_) listener_->stop();
+  if (tls_listener_) tls_listener_->stop();
   for (const auto& s : registry_.sessions())
     s->close_async(boost::beast::websocket::close_code::going_away, "server shutting down");
   const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;
@@ -224,6 +285,7 @@ int App::wait() {
   ioc_.stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  if (authenticator_) authenticator_->stop();  // no session can ask it anything any more
   const bool healthy = !sink_ || sink_->healthy();
   log::info("shutdown", "", {{"phase", "done"}, {"sink_healthy", healthy ? "true" : "false"}});
   spdlog::default_logger()->flush();

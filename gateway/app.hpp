@@ -26,6 +26,7 @@
 namespace ocppgw::gateway {
 
 class App;
+class BasicAuthenticator;
 class Listener;
 class SqliteCsmsState;
 
@@ -56,7 +57,8 @@ class App {
   void request_stop();
 
   const Config& config() const { return config_; }
-  uint16_t port() const;
+  uint16_t port() const;      // of the plain ws listener (0: off)
+  uint16_t tls_port() const;  // of the wss listener (0: off)
   Services& services() { return *services_; }
   EventSink& sink() { return *sink_; }
   SessionRegistry& registry() { return registry_; }
@@ -66,6 +68,9 @@ class App {
   const HttpHandler& http_handler() const { return services_->http_handler; }
 
  private:
+  // Part of start(): the plain and the TLS listener as configured.
+  storage::Status start_listeners();
+
   Config config_;
   rpc::Policy policy_;
   boost::asio::io_context ioc_;
@@ -75,7 +80,9 @@ class App {
   std::unique_ptr<EventSink> sink_;
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
-  std::shared_ptr<Listener> listener_;
+  std::unique_ptr<BasicAuthenticator> authenticator_;  // when a listener requires HTTP Basic
+  std::shared_ptr<Listener> listener_;                 // plain ws
+  std::shared_ptr<Listener> tls_listener_;             // wss
   std::vector<std::unique_ptr<Component>> components_;
   size_t started_components_ = 0;
 

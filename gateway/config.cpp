@@ -124,30 +124,72 @@ OptionSpec choice_opt(std::string key, std::string help, std::string Config::*m,
           [m](const Config& c) { return c.*m; }};
 }
 
+// host:port, [v6]:port, or empty / "off" for a listener that is turned off.
+OptionSpec host_port_opt(std::string key, std::string help, std::string Config::*address,
+                         uint16_t Config::*port) {
+  return {std::move(key), std::move(help),
+          [address, port](Config& c, const std::string& v) -> std::string {
+            const std::string t = trim(v);
+            if (t.empty() || t == "off") {
+              c.*address = "";
+              c.*port = 0;
+              return {};
+            }
+            const auto colon = t.rfind(':');
+            if (colon == std::string::npos || colon == 0) return "'" + v + "' is not host:port";
+            std::string host = t.substr(0, colon);
+            if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+              host = host.substr(1, host.size() - 2);
+            uint16_t p = 0;
+            if (auto e = parse_number<uint16_t>(t.substr(colon + 1), p, 0, 65535); !e.empty())
+              return e;
+            c.*address = host;
+            c.*port = p;
+            return {};
+          },
+          [address, port](const Config& c) -> std::string {
+            if ((c.*address).empty()) return {};
+            const bool v6 = (c.*address).find(':') != std::string::npos;
+            return (v6 ? "[" + c.*address + "]" : c.*address) + ":" + std::to_string(c.*port);
+          }};
+}
+
+OptionSpec auth_opt(std::string key, std::string help, bool Config::*m) {
+  return {std::move(key), std::move(help),
+          [m](Config& c, const std::string& v) -> std::string {
+            const std::string t = trim(v);
+            if (t == "off") return (c.*m = false, std::string());
+            if (t == "required") return (c.*m = true, std::string());
+            return "'" + v + "' is not off or required";
+          },
+          [m](const Config& c) { return std::string(c.*m ? "required" : "off"); }};
+}
+
 std::vector<OptionSpec> make_specs() {
   std::vector<OptionSpec> s;
-  s.push_back({"listen", "Address and port to listen on, host:port ([v6]:port for IPv6)",
-               [](Config& c, const std::string& v) -> std::string {
-                 const std::string t = trim(v);
-                 const auto colon = t.rfind(':');
-                 if (colon == std::string::npos || colon == 0)
-                   return "'" + v + "' is not host:port";
-                 std::string host = t.substr(0, colon);
-                 if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-                   host = host.substr(1, host.size() - 2);
-                 uint16_t port = 0;
-                 if (auto e = parse_number<uint16_t>(t.substr(colon + 1), port, 0, 65535);
-                     !e.empty())
-                   return e;
-                 c.listen_address = host;
-                 c.port = port;
-                 return {};
-               },
-               [](const Config& c) {
-                 const bool v6 = c.listen_address.find(':') != std::string::npos;
-                 return (v6 ? "[" + c.listen_address + "]" : c.listen_address) + ":" +
-                        std::to_string(c.port);
-               }});
+  s.push_back(host_port_opt("listen",
+                            "Address and port of the plain ws listener, host:port ([v6]:port for "
+                            "IPv6); empty or off: no plain listener",
+                            &Config::listen_address, &Config::port));
+  s.push_back(host_port_opt("tls_listen",
+                            "Address and port of the wss (TLS) listener; empty or off: none",
+                            &Config::tls_listen_address, &Config::tls_port));
+  s.push_back(string_opt("tls_cert", "PEM server certificate (chain) of the wss listener",
+                         &Config::tls_cert));
+  s.push_back(string_opt("tls_key", "PEM private key of tls_cert", &Config::tls_key));
+  s.push_back(string_opt("tls_client_ca",
+                         "PEM CA(s) for client certificates; set: the wss listener requires a "
+                         "client certificate whose subject CN is the charge point id "
+                         "(security profile 3)",
+                         &Config::tls_client_ca));
+  s.push_back(auth_opt("basic_auth",
+                       "HTTP Basic authentication on the plain listener: off or required "
+                       "(security profile 1; passwords via `ocppgw charge-points set-password`)",
+                       &Config::basic_auth));
+  s.push_back(auth_opt("tls_basic_auth",
+                       "HTTP Basic authentication on the wss listener: off or required "
+                       "(security profile 2)",
+                       &Config::tls_basic_auth));
   s.push_back(string_opt("path_prefix",
                          "URL path prefix of charge point endpoints: <prefix>/{chargePointId}",
                          &Config::path_prefix));
@@ -427,6 +469,15 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
   if (c.path_prefix.empty() || c.path_prefix.front() != '/') c.path_prefix = "/" + c.path_prefix;
   while (c.path_prefix.size() > 1 && c.path_prefix.back() == '/') c.path_prefix.pop_back();
   if (c.node_index >= c.node_stride) return fail("node_index must be smaller than node_stride");
+  if (!c.plain_enabled() && !c.tls_enabled())
+    return fail("nothing to listen on: listen and tls_listen are both off");
+  if (c.tls_enabled() && (c.tls_cert.empty() || c.tls_key.empty()))
+    return fail("tls_listen needs tls_cert and tls_key (PEM files)");
+  if (!c.tls_enabled() && (!c.tls_client_ca.empty() || c.tls_basic_auth))
+    return fail(std::string(c.tls_basic_auth ? "tls_basic_auth" : "tls_client_ca") +
+                " is set but tls_listen is off");
+  if (!c.plain_enabled() && c.basic_auth)
+    return fail("basic_auth applies to the plain listener, which is off (use tls_basic_auth)");
   return c;
 }
 

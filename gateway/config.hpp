@@ -40,8 +40,17 @@ struct ChargePointOverride {
 };
 
 struct Config {
+  // Plain ws listener; an empty address turns it off (e.g. when only wss is served).
   std::string listen_address = "0.0.0.0";
   uint16_t port = 8180;
+  // wss listener (OCPP security profiles 2 and 3); an empty address: off.
+  std::string tls_listen_address;
+  uint16_t tls_port = 0;
+  std::string tls_cert;         // PEM server certificate (chain)
+  std::string tls_key;          // PEM private key
+  std::string tls_client_ca;    // PEM; set: client certificates required, CN = charge point id
+  bool basic_auth = false;      // plain listener requires HTTP Basic (profile 1)
+  bool tls_basic_auth = false;  // wss listener requires HTTP Basic (profile 2)
   std::string path_prefix = "/ocpp";
   std::string data_dir = "./data";
   std::string kafka_brokers;  // empty: events wait in the durable outbox
@@ -64,6 +73,8 @@ struct Config {
   std::string log_format = "text";  // text | json
 
   std::string db_path() const { return data_dir + "/ocppgw.db"; }
+  bool plain_enabled() const { return !listen_address.empty(); }
+  bool tls_enabled() const { return !tls_listen_address.empty(); }
   rpc::ValidationMode validation_for(std::string_view charge_point_id) const;
   // Server preference order for this charge point (its pin alone, when pinned).
   std::vector<rpc::OcppVersion> subprotocols_for(std::string_view charge_point_id) const;

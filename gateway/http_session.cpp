@@ -1,15 +1,18 @@
 // gateway/http_session.cpp
 #include "gateway/http_session.hpp"
 
+#include <openssl/err.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
+#include "gateway/auth.hpp"
 #include "gateway/csms_state.hpp"  // rpc::WriteSet, destroyed with SinkEntry
 #include "gateway/logging.hpp"
 #include "gateway/rpc/dispatcher.hpp"
 #include "gateway/session_registry.hpp"
+#include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
 
 namespace ocppgw::gateway {
@@ -72,23 +75,19 @@ TargetParse parse_charge_point_target(std::string_view target, std::string_view 
     id += static_cast<char>(hi * 16 + lo);
     i += 2;
   }
-  if (id.empty()) {
-    out.error = "charge point id is empty";
-    return out;
-  }
-  if (id.size() > kMaxChargePointIdLength) {
-    out.error = "charge point id is longer than 48 characters";
-    return out;
-  }
+  if (out.error = charge_point_id_error(id); out.error.empty()) out.charge_point_id = std::move(id);
+  return out;
+}
+
+std::string charge_point_id_error(std::string_view id) {
+  if (id.empty()) return "charge point id is empty";
+  if (id.size() > kMaxChargePointIdLength) return "charge point id is longer than 48 characters";
   for (char ch : id) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x21 || c > 0x7E || ch == '/') {
-      out.error = "charge point id must be printable ASCII without spaces or '/'";
-      return out;
-    }
+    if (c < 0x21 || c > 0x7E || ch == '/')
+      return "charge point id must be printable ASCII without spaces or '/'";
   }
-  out.charge_point_id = std::move(id);
-  return out;
+  return {};
 }
 
 Negotiation negotiate_subprotocol(std::string_view offered_header,
@@ -122,11 +121,14 @@ Negotiation negotiate_subprotocol(std::string_view offered_header,
   return out;
 }
 
-HttpSession::HttpSession(net::ip::tcp::socket&& socket, Services& services,
-                         std::shared_ptr<void> slot)
-    : stream_(std::move(socket)), services_(services), slot_(std::move(slot)) {
+HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
+                         std::shared_ptr<const ListenerSecurity> security)
+    : stream_(std::move(stream)),
+      services_(services),
+      slot_(std::move(slot)),
+      security_(std::move(security)) {
   beast::error_code ec;
-  const auto ep = stream_.socket().remote_endpoint(ec);
+  const auto ep = tcp_layer(stream_).socket().remote_endpoint(ec);
   if (!ec) {
     const auto addr = ep.address().to_string();
     remote_address_ =
@@ -135,25 +137,56 @@ HttpSession::HttpSession(net::ip::tcp::socket&& socket, Services& services,
 }
 
 void HttpSession::run() {
-  net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+  net::dispatch(tcp_layer(stream_).get_executor(), [self = shared_from_this()] {
+    auto* tls = std::get_if<TlsStream>(&self->stream_);
+    if (!tls) return self->do_read();
+    // The handshake shares the HTTP phase's timeout: a peer that opens TCP and stalls is cut.
+    tcp_layer(self->stream_)
+        .expires_after(std::chrono::seconds(self->services_.config.limits.handshake_timeout_s));
+    tls->async_handshake(net::ssl::stream_base::server,
+                         [self](beast::error_code ec) { self->on_tls_handshake(ec); });
+  });
+}
+
+void HttpSession::on_tls_handshake(beast::error_code ec) {
+  if (ec) {
+    // Nothing more is pending: this session, its socket and its connection slot go away here.
+    std::string reason = ec == beast::error::timeout ? "timeout" : ec.message();
+    if (ec.category() == net::error::get_ssl_category()) {
+      const unsigned long code = static_cast<unsigned long>(ec.value());
+      if (const char* lib = ERR_lib_error_string(code)) reason += std::string(" (") + lib + ")";
+    }
+    log::warn("tls_handshake_failed", "", {{"remote", remote_address_}, {"reason", reason}});
+    return;
+  }
+  do_read();
 }
 
 void HttpSession::do_read() {
   parser_.emplace();
   parser_->header_limit(kMaxHeaderBytes);
   parser_->body_limit(services_.config.limits.max_http_body_bytes);
-  stream_.expires_after(std::chrono::seconds(services_.config.limits.handshake_timeout_s));
-  http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](beast::error_code ec, size_t bytes) {
-                     self->on_read(ec, bytes);
-                   });
+  tcp_layer(stream_).expires_after(
+      std::chrono::seconds(services_.config.limits.handshake_timeout_s));
+  visit_stream(stream_, [&](auto& stream) {
+    http::async_read(stream, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t bytes) {
+                       self->on_read(ec, bytes);
+                     });
+  });
+}
+
+void HttpSession::shutdown() {
+  // The peer reads EOF after the last response; for TLS no close_notify is awaited (the
+  // responses are length-delimited, and waiting would hold the slot for an unresponsive peer).
+  beast::error_code ignored;
+  tcp_layer(stream_).socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
 }
 
 void HttpSession::on_read(beast::error_code ec, size_t) {
   if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
-      ec == net::error::operation_aborted) {
-    beast::error_code ignored;
-    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+      ec == net::error::operation_aborted || ec == net::ssl::error::stream_truncated) {
+    shutdown();
     return;
   }
   if (ec) {
@@ -171,7 +204,7 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
     return;
   }
   services_.http_handler(std::move(request), [self = shared_from_this()](HttpResponse res) {
-    net::post(self->stream_.get_executor(),
+    net::post(tcp_layer(self->stream_).get_executor(),
               [self, res = std::move(res)]() mutable { self->write(std::move(res)); });
   });
 }
@@ -184,6 +217,45 @@ void HttpSession::upgrade(HttpRequest request) {
     return;
   }
   const std::string& cp = *target.charge_point_id;
+  // Security profile 3: the verified client certificate names the charge point.
+  if (security_->client_certificates) {
+    auto* tls = std::get_if<TlsStream>(&stream_);
+    const auto cn = peer_common_name(tls ? tls->native_handle() : nullptr);
+    if (!cn) {
+      refuse(request, http::status::forbidden, "client certificate has no single subject CN", cp);
+      return;
+    }
+    if (*cn != cp) {
+      refuse(request, http::status::forbidden,
+             "client certificate CN '" + *cn + "' does not match the charge point id", cp);
+      return;
+    }
+  }
+  // Security profiles 1 and 2: HTTP Basic, verified off the I/O thread (see auth.hpp).
+  if (security_->basic_auth) {
+    auto pending = std::make_shared<HttpRequest>(std::move(request));
+    const std::string authorization(pending->base()[http::field::authorization]);
+    security_->basic_auth->verify(
+        cp, authorization, tcp_layer(stream_).get_executor(),
+        [self = shared_from_this(), pending, cp](AuthOutcome outcome) {
+          switch (outcome.result) {
+            case AuthResult::Accepted:
+              return self->accept_upgrade(std::move(*pending), cp);
+            case AuthResult::Rejected:
+              // The precise reason goes to the log only: the body must not tell a prober
+              // which charge point ids exist.
+              return self->refuse(*pending, http::status::unauthorized, "authentication failed", cp,
+                                  outcome.reason);
+            case AuthResult::Unavailable:
+              return self->refuse(*pending, http::status::service_unavailable, outcome.reason, cp);
+          }
+        });
+    return;
+  }
+  accept_upgrade(std::move(request), cp);
+}
+
+void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   if (!services_.sink.healthy()) {
     refuse(request, http::status::service_unavailable,
            "the event log is unavailable; try again later", cp);
@@ -198,7 +270,6 @@ void HttpSession::upgrade(HttpRequest request) {
     refuse(request, http::status::bad_request, negotiation.error, cp);
     return;
   }
-  // Security profiles (HTTP Basic, client certificates) plug in here, before the upgrade.
   auto session =
       std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
                                   *services_.protocol(*negotiation.chosen), std::move(slot_));
@@ -206,18 +277,21 @@ void HttpSession::upgrade(HttpRequest request) {
 }
 
 void HttpSession::refuse(const HttpRequest& request, http::status status, std::string body,
-                         std::string_view charge_point_id) {
+                         std::string_view charge_point_id, std::string_view log_reason) {
   log::warn("handshake_refused", charge_point_id,
             {{"remote", remote_address_},
+             {"listener", security_->scheme},
              {"target", request.target()},
              {"status", std::to_string(static_cast<int>(status))},
-             {"reason", body}});
+             {"reason", log_reason.empty() ? std::string_view(body) : log_reason}});
   // A refused charge point handshake is bad input like a bad frame: it leaves an Invalid event
   // (charge_point_id empty when the id itself was the problem, for analytics to quarantine).
   if (status == http::status::bad_request) record_refusal(request, body, charge_point_id);
   HttpResponse res{status, request.version()};
   res.set(http::field::server, "ocppgw");
   res.set(http::field::content_type, "text/plain");
+  if (status == http::status::unauthorized)
+    res.set(http::field::www_authenticate, "Basic realm=\"ocppgw\"");
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   write(std::move(res));
@@ -257,18 +331,20 @@ void HttpSession::write(HttpResponse response) {
   response.prepare_payload();
   const bool close = response.need_eof();
   response_ = std::make_shared<HttpResponse>(std::move(response));
-  stream_.expires_after(std::chrono::seconds(services_.config.limits.handshake_timeout_s));
-  http::async_write(stream_, *response_,
-                    [self = shared_from_this(), close](beast::error_code ec, size_t bytes) {
-                      self->on_write(close, ec, bytes);
-                    });
+  tcp_layer(stream_).expires_after(
+      std::chrono::seconds(services_.config.limits.handshake_timeout_s));
+  visit_stream(stream_, [&](auto& stream) {
+    http::async_write(stream, *response_,
+                      [self = shared_from_this(), close](beast::error_code ec, size_t bytes) {
+                        self->on_write(close, ec, bytes);
+                      });
+  });
 }
 
 void HttpSession::on_write(bool close, beast::error_code ec, size_t) {
   response_.reset();
   if (ec || close) {
-    beast::error_code ignored;
-    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
+    shutdown();
     return;
   }
   do_read();

@@ -1,11 +1,12 @@
 // gateway/http_session.hpp: one accepted TCP connection before (or instead of) the WebSocket
-// upgrade. It reads a request within a size limit and a timeout. An upgrade to
-// <prefix>/{chargePointId} is checked (id, event log health, subprotocol) and handed to a
-// WsSession; anything refused gets an HTTP 4xx/5xx with a plain-text reason and a log line,
-// never an upgrade. Other requests go to Services::http_handler (health now, web/ later),
-// with keep-alive.
-// Threading: runs on the connection's strand; the handler's respond() may be called from any
-// thread (it posts back).
+// upgrade. On a wss listener it first completes the TLS handshake (a failure is one
+// tls_handshake_failed log line with the remote address and OpenSSL's reason). It reads a
+// request within a size limit and a timeout. An upgrade to <prefix>/{chargePointId} is checked
+// (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
+// health, subprotocol) and handed to a WsSession; anything refused gets an HTTP 4xx/5xx with a
+// plain-text reason and a log line, never an upgrade. Other requests go to Services::http_handler
+// (health now, web/ later), with keep-alive. Threading: runs on the connection's strand; the
+// handler's respond() may be called from any thread (it posts back).
 #pragma once
 
 #include <memory>
@@ -17,7 +18,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "gateway/listener.hpp"
 #include "gateway/services.hpp"
+#include "gateway/tls_stream.hpp"
 
 namespace ocppgw::gateway {
 
@@ -29,6 +32,8 @@ struct TargetParse {
   bool not_found = false;  // the path is not under the prefix at all (404 rather than 400)
 };
 TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix);
+// Why `id` is not a valid charge point id (1-48 printable ASCII, no space or '/'); empty: valid.
+std::string charge_point_id_error(std::string_view id);
 
 // Server-side subprotocol choice: the first of `preference` that the client offered.
 struct Negotiation {
@@ -40,25 +45,31 @@ Negotiation negotiate_subprotocol(std::string_view offered_header,
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(boost::asio::ip::tcp::socket&& socket, Services& services,
-              std::shared_ptr<void> slot);
+  HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
+              std::shared_ptr<const ListenerSecurity> security);
   void run();
 
  private:
+  void on_tls_handshake(boost::beast::error_code ec);
   void do_read();
   void on_read(boost::beast::error_code ec, size_t bytes);
   void upgrade(HttpRequest request);
+  // After authentication: event log health, subprotocol, then the WsSession.
+  void accept_upgrade(HttpRequest request, const std::string& charge_point_id);
+  // Answers `status` with `body` and closes; the log line carries `log_reason` (default: body).
   void refuse(const HttpRequest& request, http::status status, std::string body,
-              std::string_view charge_point_id);
+              std::string_view charge_point_id, std::string_view log_reason = {});
   void record_refusal(const HttpRequest& request, std::string_view reason,
                       std::string_view charge_point_id);
   void write(HttpResponse response);
   void on_write(bool close, boost::beast::error_code ec, size_t bytes);
+  void shutdown();
 
-  boost::beast::tcp_stream stream_;
+  HttpStream stream_;
   boost::beast::flat_buffer buffer_;
   Services& services_;
   std::shared_ptr<void> slot_;
+  std::shared_ptr<const ListenerSecurity> security_;
   std::string remote_address_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write

@@ -33,12 +33,13 @@ void AddressLimiter::release(const std::string& address) {
 }
 
 Listener::Listener(net::io_context& ioc, const tcp::endpoint& endpoint, Services& services,
-                   beast::error_code& ec)
+                   beast::error_code& ec, std::shared_ptr<const ListenerSecurity> security)
     : ioc_(ioc),
       acceptor_(net::make_strand(ioc)),
       services_(services),
       limiter_(
-          std::make_shared<AddressLimiter>(services.config.limits.max_connections_per_address)) {
+          std::make_shared<AddressLimiter>(services.config.limits.max_connections_per_address)),
+      security_(security ? std::move(security) : std::make_shared<const ListenerSecurity>()) {
   acceptor_.open(endpoint.protocol(), ec);
   if (ec) return;
   acceptor_.set_option(net::socket_base::reuse_address(true), ec);
@@ -80,7 +81,12 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     beast::error_code addr_ec;
     const auto address = socket.remote_endpoint(addr_ec).address().to_string();
     if (auto slot = limiter_->try_acquire(address)) {
-      std::make_shared<HttpSession>(std::move(socket), services_, std::move(slot))->run();
+      HttpStream stream =
+          security_->tls
+              ? HttpStream(std::in_place_type<TlsStream>, std::move(socket), *security_->tls)
+              : HttpStream(std::in_place_type<PlainStream>, std::move(socket));
+      std::make_shared<HttpSession>(std::move(stream), services_, std::move(slot), security_)
+          ->run();
     } else {
       log::warn("connection_refused", "",
                 {{"remote", address}, {"reason", "too many connections from this address"}});

@@ -7,6 +7,7 @@
 
 #include "analytics/cli.hpp"
 #include "gateway/app.hpp"
+#include "gateway/charge_point_cli.hpp"
 #include "gateway/config.hpp"
 #include "gateway/kafka_publisher.hpp"
 #include "gateway/kafka_tools.hpp"
@@ -22,7 +23,9 @@ using ocppgw::gateway::Config;
 int main(int argc, char** argv) {
   CLI::App cli{
       "ocppgw: OCPP 1.6J / 2.0.1 central-system gateway. Charge points connect to "
-      "ws://<listen>/ocpp/{chargePointId}; every frame is committed to the SQLite event log "
+      "ws://<listen>/ocpp/{chargePointId} or wss://<tls_listen>/ocpp/{chargePointId} (security "
+      "profiles 1-3: basic_auth, tls_basic_auth, tls_client_ca); every frame is committed to the "
+      "SQLite event log "
       "before it is answered, and published to Kafka when brokers are configured.\n"
       "Settings come from (lowest to highest precedence) the embedded defaults, the --config "
       "TOML file, OCPPGW_<OPTION> environment variables, and the flags below.",
@@ -51,6 +54,8 @@ int main(int argc, char** argv) {
     const Config& c = config();
     return ocppgw::gateway::TokenCliEnv{c.db_path(), secret(c)};
   });
+  ocppgw::gateway::add_charge_point_commands(
+      cli, [&] { return ocppgw::gateway::ChargePointCliEnv{config().db_path()}; });
   auto kafka = ocppgw::gateway::add_kafka_commands(cli, [&] {
     const Config& c = config();
     ocppgw::gateway::KafkaToolEnv env;

@@ -53,7 +53,7 @@ std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
 
 }  // namespace
 
-WsSession::WsSession(beast::tcp_stream&& stream, Services& services, std::string charge_point_id,
+WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
                      std::string remote_address, const rpc::Protocol& protocol,
                      std::shared_ptr<void> slot)
     : ws_(std::move(stream)),
@@ -94,7 +94,7 @@ void WsSession::run(HttpRequest request) {
   net::dispatch(
       ws_.get_executor(), [self = shared_from_this(), req = std::move(request)]() mutable {
         const auto& limits = self->services_.config.limits;
-        beast::get_lowest_layer(self->ws_).expires_never();  // the websocket timeouts take over
+        self->ws_.tcp().expires_never();  // the websocket timeouts take over
         websocket::stream_base::timeout timeouts{};
         timeouts.handshake_timeout = std::chrono::seconds(limits.handshake_timeout_s);
         timeouts.idle_timeout = std::chrono::seconds(limits.idle_timeout_s);
@@ -408,8 +408,8 @@ void WsSession::finish(std::string reason) {
   rate_timer_.cancel();
   pending_.fail_all(CallOutcome::Kind::Disconnected, reason);
   beast::error_code ignored;
-  beast::get_lowest_layer(ws_).socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-  beast::get_lowest_layer(ws_).socket().close(ignored);
+  ws_.tcp().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  ws_.tcp().socket().close(ignored);
   if (!accepted_) return;
   services_.registry.remove(charge_point_id_, this);
   log::info("disconnected", charge_point_id_, {{"remote", remote_address_}, {"reason", reason}});

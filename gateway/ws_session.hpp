@@ -23,13 +23,14 @@
 #include "gateway/pending_calls.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
+#include "gateway/tls_stream.hpp"
 
 namespace ocppgw::gateway {
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
   // `slot` is held for the connection's lifetime (the per-address connection limit).
-  WsSession(boost::beast::tcp_stream&& stream, Services& services, std::string charge_point_id,
+  WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
             std::string remote_address, const rpc::Protocol& protocol, std::shared_ptr<void> slot);
   ~WsSession();
 
@@ -72,7 +73,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool take_token();
   rpc::CallContext context(int64_t now_ms);
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  WsStream ws_;  // plain or TLS (see tls_stream.hpp)
   Services& services_;
   const std::string charge_point_id_;
   const std::string remote_address_;
