@@ -7,7 +7,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+
 #include <boost/asio/post.hpp>
+#include "storage/gateway_db.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -173,7 +175,7 @@ BasicParse parse_basic_authorization(std::string_view header) {
 std::unique_ptr<BasicAuthenticator> BasicAuthenticator::open(const std::string& db_path,
                                                              Options options,
                                                              storage::Status* status) {
-  auto db = storage::Db::open(db_path, {}, status);
+  auto db = storage::open_gateway_db(db_path, status);
   if (!db) return nullptr;
   return std::unique_ptr<BasicAuthenticator>(new BasicAuthenticator(std::move(db), options));
 }

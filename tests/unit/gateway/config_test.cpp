@@ -108,6 +108,70 @@ TEST(Config, BadValuesNameTheirSource) {
   EXPECT_FALSE(load({"--node-index", "3", "--node-stride", "2"}, &error));
 }
 
+TEST(Config, SecurityOptionsDefaultToPlainWithoutAuthentication) {
+  fake_env.clear();
+  auto c = load({});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->plain_enabled());
+  EXPECT_FALSE(c->tls_enabled());
+  EXPECT_FALSE(c->basic_auth);
+  EXPECT_FALSE(c->tls_basic_auth);
+  EXPECT_TRUE(c->tls_client_ca.empty());
+}
+
+TEST(Config, TlsListenerFromFileEnvironmentAndFlags) {
+  TempFile file(
+      "tls_listen = \"[::1]:8443\"\ntls_cert = \"/etc/ocppgw/server.pem\"\n"
+      "tls_key = \"/etc/ocppgw/server.key\"\ntls_basic_auth = \"required\"\n");
+  fake_env = {{"OCPPGW_TLS_CLIENT_CA", "/etc/ocppgw/ca.pem"}};
+  auto c = load({"--config", file.path, "--listen", "", "--basic-auth", "off"});
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->plain_enabled());
+  EXPECT_TRUE(c->tls_enabled());
+  EXPECT_EQ(c->tls_listen_address, "::1");
+  EXPECT_EQ(c->tls_port, 8443);
+  EXPECT_EQ(c->tls_cert, "/etc/ocppgw/server.pem");
+  EXPECT_EQ(c->tls_key, "/etc/ocppgw/server.key");
+  EXPECT_EQ(c->tls_client_ca, "/etc/ocppgw/ca.pem");
+  EXPECT_TRUE(c->tls_basic_auth);
+  EXPECT_FALSE(c->basic_auth);
+  fake_env.clear();
+  // "off" turns a listener off like an empty value; both listeners side by side.
+  c = load({"--listen", "127.0.0.1:8180", "--basic-auth", "required", "--tls-listen",
+            "0.0.0.0:8443", "--tls-cert", "c.pem", "--tls-key", "k.pem"});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->plain_enabled() && c->tls_enabled());
+  EXPECT_TRUE(c->basic_auth);
+  EXPECT_FALSE(c->tls_basic_auth);
+  c = load({"--listen", "off", "--tls-listen", "0.0.0.0:8443", "--tls-cert", "c.pem", "--tls-key",
+            "k.pem"});
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->plain_enabled());
+}
+
+TEST(Config, InconsistentSecuritySettingsAreRefused) {
+  fake_env.clear();
+  std::string error;
+  EXPECT_FALSE(load({"--basic-auth", "sometimes"}, &error));
+  EXPECT_NE(error.find("--basic-auth"), std::string::npos) << error;
+  EXPECT_NE(error.find("off or required"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--tls-listen", "0.0.0.0:8443"}, &error));
+  EXPECT_NE(error.find("tls_cert and tls_key"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--tls-listen", "0.0.0.0:8443", "--tls-cert", "c.pem"}, &error));
+  EXPECT_FALSE(load({"--tls-client-ca", "ca.pem"}, &error));
+  EXPECT_NE(error.find("tls_listen is off"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--tls-basic-auth", "required"}, &error));
+  EXPECT_NE(error.find("tls_basic_auth"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--listen", ""}, &error));
+  EXPECT_NE(error.find("nothing to listen on"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--listen", "off", "--basic-auth", "required", "--tls-listen", "[::]:8443",
+                     "--tls-cert", "c.pem", "--tls-key", "k.pem"},
+                    &error));
+  EXPECT_NE(error.find("basic_auth"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--tls-listen", "8443"}, &error));
+  EXPECT_NE(error.find("--tls-listen"), std::string::npos) << error;
+}
+
 TEST(Config, GeneratedSecretIsKeptInTheDataDir) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ocppgw-secret-" + std::to_string(::getpid()));

@@ -121,7 +121,8 @@ inline Config test_config() {
 
 class Gateway {
  public:
-  explicit Gateway(Config config = test_config(), bool with_201 = true)
+  explicit Gateway(Config config = test_config(), bool with_201 = true,
+                   std::shared_ptr<const ListenerSecurity> security = nullptr)
       : config_(std::move(config)),
         services_{config_,
                   policy_,
@@ -136,7 +137,8 @@ class Gateway {
     services_.http_handler = health_handler(services_);
     beast::error_code ec;
     listener_ = std::make_shared<Listener>(
-        ioc_, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0), services_, ec);
+        ioc_, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0), services_, ec,
+        std::move(security));
     EXPECT_FALSE(ec) << ec.message();
     listener_->run();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { ioc_.run(); });
@@ -172,12 +174,17 @@ class Gateway {
 // A synchronous client: connect, send, receive, and the close code the server sent.
 class Client {
  public:
-  Client(uint16_t port, const std::string& target, const std::string& subprotocols) : ws_(ioc_) {
+  Client(uint16_t port, const std::string& target, const std::string& subprotocols,
+         const std::string& authorization = {})
+      : ws_(ioc_) {
     beast::get_lowest_layer(ws_).connect(
         net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-    ws_.set_option(websocket::stream_base::decorator([subprotocols](websocket::request_type& req) {
-      if (!subprotocols.empty()) req.set(beast::http::field::sec_websocket_protocol, subprotocols);
-    }));
+    ws_.set_option(websocket::stream_base::decorator(
+        [subprotocols, authorization](websocket::request_type& req) {
+          if (!subprotocols.empty())
+            req.set(beast::http::field::sec_websocket_protocol, subprotocols);
+          if (!authorization.empty()) req.set(beast::http::field::authorization, authorization);
+        }));
     websocket::response_type res;
     beast::error_code ec;
     ws_.handshake(res, "127.0.0.1", target, ec);
@@ -223,9 +230,12 @@ class Client {
   websocket::stream<beast::tcp_stream> ws_;
 };
 
-// Status of a raw upgrade request (101 when the server switched protocols).
-inline int upgrade_status(uint16_t port, const std::string& target,
-                          const std::string& subprotocols) {
+// Status of a raw upgrade request (101 when the server switched protocols); `authorization`
+// is sent as the Authorization header when not empty, and *response receives the response
+// header.
+inline int upgrade_status(uint16_t port, const std::string& target, const std::string& subprotocols,
+                          const std::string& authorization = {},
+                          beast::http::response<beast::http::string_body>* response = nullptr) {
   namespace http = beast::http;
   net::io_context ioc;
   beast::tcp_stream stream(ioc);
@@ -238,11 +248,13 @@ inline int upgrade_status(uint16_t port, const std::string& target,
   req.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
   req.set(http::field::sec_websocket_version, "13");
   if (!subprotocols.empty()) req.set(http::field::sec_websocket_protocol, subprotocols);
+  if (!authorization.empty()) req.set(http::field::authorization, authorization);
   http::write(stream, req);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.skip(false);
   http::read_header(stream, buffer, parser);
+  if (response) *response = parser.get();
   return static_cast<int>(parser.get().result_int());
 }
 
