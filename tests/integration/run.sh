@@ -6,6 +6,7 @@
 #   node/*.test.cjs    npm ocpp-rpc (strictMode, ocpp1.6) + ws, with node's test runner
 #   python/            PyPI ocpp v16 ChargePoint over websockets, with pytest
 #   ocpp201_run.sh     the OCPP 2.0.1 suites, when present
+#   security/run.sh    security profiles 1-3 (wss, HTTP Basic, client certificates)
 # Prints each runner's summary and a final "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -63,6 +64,16 @@ if [ -f "$here/ocpp201_run.sh" ]; then
   p=${p:-0}; f=${f:-0}
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   echo "ocpp201: $p passed, $f failed"
+  add "$p" "$f"
+fi
+# ---- security profiles (their own runner) ----
+if [ -f "$here/security/run.sh" ]; then
+  bash "$here/security/run.sh" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E '^security: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  p=$(sed -nE 's/^security: ([0-9]+) passed.*/\1/p' <<<"$line"); f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+  p=${p:-0}; f=${f:-0}
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   add "$p" "$f"
 fi
 rm -f "$log"

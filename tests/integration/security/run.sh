@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# tests/integration/security/run.sh: OCPP security profiles 1-3 (TLS listener, HTTP Basic,
+# client certificates) against the real `ocppgw` binary with the PyPI `ocpp` client and
+# `ocppsim` over wss (security_test.py). Env: OCPPGW_BIN (default build/gateway/ocppgw),
+# OCPPSIM_BIN (default build/sim/ocppsim). Uses the .venv that tests/integration/run.sh installs
+# (installs it the same way when missing). Prints "N passed, M failed"; exits non-zero on any
+# failure.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+export OCPPGW_BIN="${OCPPGW_BIN:-$root/build/gateway/ocppgw}"
+export OCPPSIM_BIN="${OCPPSIM_BIN:-$root/build/sim/ocppsim}"
+for b in "$OCPPGW_BIN" "$OCPPSIM_BIN"; do
+  [ -x "$b" ] || { echo "security: missing binary $b"; echo "0 passed, 1 failed"; exit 1; }
+done
+command -v openssl >/dev/null || { echo "security: openssl CLI missing"; echo "0 passed, 1 failed"; exit 1; }
+venv="$root/.venv"
+if ! "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null; then
+  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
+    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" -r "$here/../requirements.txt" ||
+    { echo "security: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+(cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/security_test.py") 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+p=$(grep -oE '[0-9]+ passed' "$log" | tail -1 | grep -oE '[0-9]+')
+f=$(grep -oE '[0-9]+ (failed|error)' "$log" | awk '{s+=$1} END {print s+0}')
+p=${p:-0}
+[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+echo "security: $p passed, $f failed"
+[ "$f" -eq 0 ]
