@@ -42,7 +42,7 @@ json rebuild_from_event_log(Pipeline& pipeline, storage::Db& gateway_db, size_t 
     inputs.reserve(rows.size());
     for (auto& row : rows) inputs.push_back({std::move(row.json), std::nullopt});
     after = rows.back().seq;
-    BatchReport r = pipeline.ingest_raw(inputs, Source::EventLog);
+    BatchReport r = pipeline.ingest_raw(inputs, Source::EventLog, after);
     s = r.status;
     summary["batches"] = summary["batches"].get<int64_t>() + 1;
     summary["events"] = summary["events"].get<int64_t>() + static_cast<int64_t>(inputs.size());

@@ -3,22 +3,34 @@
 //
 // Gateway wiring (the whole API):
 //   storage::Status s;
+//   options.event_log_path = "data/ocppgw.db";
 //   auto live = analytics::LivePipeline::start(options, &s);   // opens data/analytics.db
-//   sink.set_commit_listener([&](std::vector<analytics::Event> batch) {
-//   live->offer(std::move(batch)); });
+//   sink.add_commit_listener([&](const CommittedBatch& b) {
+//     live->offer(copy of b.events, b.first_seq, b.last_seq); });
 //   ...
 //   live->stop();   // on shutdown, after the sink has stopped: drains what was offered
 // stats() is safe from any thread (for /metrics and the status page).
 //
-// offer() only moves the batch into a bounded queue and returns. When the queue already holds
-// `max_queued_events`, offer() blocks until the worker has taken a batch: analytics must not
-// silently miss events (a gap would break the conservation law until a rebuild), so back-
-// pressure on the sink is preferred to dropping. The worker drains everything queued into one
-// Pipeline batch (one transaction), so a slow commit makes the next batch bigger, not the
-// queue longer; in practice the wait is bounded by one batch's processing time.
+// Exactly-once into analytics, with the gateway's event log as the source of truth: every batch
+// commits the log seq of its last event as a watermark in the same transaction. At start the
+// worker reads from the log whatever lies past the watermark (events acknowledged just before a
+// crash, or everything when analytics.db is new), and whenever an offer does not continue at the
+// watermark it reads the gap from the log first. Offers already covered are skipped. So offer()
+// never has to block the sink: when the queue is full it drops the offer, and the events come
+// back from the log. Because of this the store can run with synchronous=NORMAL: a power loss
+// rolls it back to an earlier consistent state whose watermark is still right.
+//
+// Without an event log (tests, tools) offer() blocks when `max_queued_events` are queued instead,
+// because a dropped offer could not be recovered.
+//
+// Batching: the worker lingers up to `max_linger_ms` after the first offer so that one Pipeline
+// batch (one transaction, one Gold recompute per touched key) covers many commits; under load the
+// backlog makes batches bigger, not the queue longer. Gold tables therefore trail the event log
+// by about the linger time.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -37,7 +49,11 @@ struct LivePipelineStats {
   int64_t failed_batches = 0;
   int64_t conservation_violations = 0;
   int64_t queued_events = 0;
-  int64_t blocked_offers = 0;  // offers that had to wait for queue space
+  int64_t blocked_offers = 0;  // offers that had to wait for queue space (no event log)
+  int64_t dropped_offers = 0;  // offers left to the event log because the queue was full
+  int64_t log_batches = 0;     // batches read back from the event log (start-up, gaps)
+  int64_t log_events = 0;
+  int64_t event_log_seq = 0;  // watermark: last event-log seq ingested
   int64_t data_clock_ms = 0;
   int64_t last_batch_us = 0;
   ConservationCounts totals;
@@ -47,8 +63,11 @@ class LivePipeline {
  public:
   struct Options {
     PipelineOptions pipeline;
+    // The gateway's SQLite event log (read-only here); empty: no watermark and no catch-up.
+    std::string event_log_path;
     size_t max_queued_events = 200000;
     size_t max_batch_events = 50000;
+    int max_linger_ms = 100;
     // The sweeper also runs when no events arrive, so idle sessions time out on schedule.
     int idle_sweep_ms = 30000;
   };
@@ -58,7 +77,8 @@ class LivePipeline {
   LivePipeline(const LivePipeline&) = delete;
   LivePipeline& operator=(const LivePipeline&) = delete;
 
-  void offer(std::vector<Event> events);
+  // `first_seq`..`last_seq`: the events' positions in the event log (0 when there is none).
+  void offer(std::vector<Event> events, int64_t first_seq = 0, int64_t last_seq = 0);
   // Processes everything offered so far, then stops the thread. Idempotent.
   void stop();
   // Blocks until everything offered before the call has been processed (tests, rebuild).
@@ -66,16 +86,36 @@ class LivePipeline {
   LivePipelineStats stats() const;
 
  private:
-  LivePipeline(std::unique_ptr<Pipeline> pipeline, Options options);
+  struct Offer {
+    std::vector<Event> events;
+    int64_t first_seq = 0, last_seq = 0;
+  };
+
+  LivePipeline(std::unique_ptr<Pipeline> pipeline, std::unique_ptr<storage::Db> event_log,
+               Options options);
   void run();
+  // Takes the next batch of offers, after the linger; false when stopping and nothing is left.
+  bool take(std::vector<Offer>& offers, bool& catch_up);
+  // Ingests the offers in log order, reading any gap before them from the event log. These
+  // return false when a batch failed (it was rolled back).
+  bool process(std::vector<Offer>& offers);
+  // Reads the event log past the watermark up to `up_to` (inclusive) into the pipeline.
+  bool catch_up(int64_t up_to);
+  bool ingest(std::span<const Event> events, int64_t last_seq);
+  bool record(const BatchReport& r, size_t events, bool from_log = false);
 
   std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<storage::Db> event_log_;  // null without an event log
   Options options_;
   mutable std::mutex mu_;
   std::condition_variable not_empty_, not_full_, drained_;
-  std::deque<std::vector<Event>> queue_;
+  std::deque<Offer> queue_;
   size_t queued_events_ = 0;
+  std::chrono::steady_clock::time_point first_queued_;
   int64_t offered_ = 0, processed_ = 0;
+  bool gap_ = false;       // an offer was dropped: read the log up to its end
+  bool working_ = false;   // the worker holds a batch taken from the queue
+  int flush_waiters_ = 0;  // a flush() skips the linger
   bool stopping_ = false;
   LivePipelineStats stats_;
   std::thread worker_;

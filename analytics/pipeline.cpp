@@ -257,7 +257,9 @@ ConservationCounts Pipeline::counts() {
   return c;
 }
 
-BatchReport Pipeline::ingest(std::span<const Event> events, Source source) {
+int64_t Pipeline::event_log_seq() { return state("event_log_seq"); }
+
+BatchReport Pipeline::ingest(std::span<const Event> events, Source source, int64_t event_log_seq) {
   std::vector<Item> items(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
     Item& it = items[i];
@@ -268,10 +270,11 @@ BatchReport Pipeline::ingest(std::span<const Event> events, Source source) {
     if (!e.charge_point_id.empty()) it.charge_point_id = e.charge_point_id;
     if (it.verdict.ok()) it.event = std::move(e);
   }
-  return run_batch(items, source, nullptr);
+  return run_batch(items, source, nullptr, event_log_seq);
 }
 
-BatchReport Pipeline::ingest_raw(std::span<const RawInput> inputs, Source source) {
+BatchReport Pipeline::ingest_raw(std::span<const RawInput> inputs, Source source,
+                                 int64_t event_log_seq) {
   std::vector<Item> items(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     Item& it = items[i];
@@ -283,7 +286,7 @@ BatchReport Pipeline::ingest_raw(std::span<const RawInput> inputs, Source source
     it.charge_point_id = p.charge_point_id;
     it.event = std::move(p.event);
   }
-  return run_batch(items, source, nullptr);
+  return run_batch(items, source, nullptr, event_log_seq);
 }
 
 BatchReport Pipeline::sweep() {
@@ -292,7 +295,8 @@ BatchReport Pipeline::sweep() {
 }
 
 BatchReport Pipeline::run_batch(std::vector<Item>& items, Source source,
-                                const std::function<Status(Batch&)>& before) {
+                                const std::function<Status(Batch&)>& before,
+                                int64_t event_log_seq) {
   auto t0 = std::chrono::steady_clock::now();
   BatchReport r;
   r.source = source;
@@ -309,6 +313,7 @@ BatchReport Pipeline::run_batch(std::vector<Item>& items, Source source,
   b.batch_id = state("batch_seq") + 1;
   r.batch_id = b.batch_id;
   s = set_state("batch_seq", b.batch_id);
+  if (s.ok() && event_log_seq > 0) s = set_state("event_log_seq", event_log_seq);
   if (s.ok() && before) s = before(b);
   for (auto& item : items) {
     if (!s.ok()) break;
@@ -1192,7 +1197,7 @@ Status Pipeline::reset() {
       "DELETE FROM charging_stats_daily; DELETE FROM dq_batches; DELETE FROM dq_totals; "
       "DELETE FROM dq_lag_histogram; DELETE FROM dq_clock_skew; "
       "UPDATE table_counts SET value = 0; "
-      "DELETE FROM pipeline_state WHERE key IN ('raw_total', 'data_clock_ms')");
+      "DELETE FROM pipeline_state WHERE key IN ('raw_total', 'data_clock_ms', 'event_log_seq')");
   if (s.ok()) s = db_->commit();
   if (!s.ok()) {
     db_->rollback();

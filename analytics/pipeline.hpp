@@ -59,8 +59,10 @@ struct PipelineOptions {
   std::string path = "data/analytics.db";
   SilverRules silver;
   GoldRules gold;
-  bool durable = true;  // synchronous=FULL; the store is rebuildable, so NORMAL is allowed
-  int cache_mb = 64;    // SQLite page cache of the writer connection
+  // synchronous=FULL. The store is rebuildable from the gateway's event log, so a caller that
+  // catches up from the log's watermark (LivePipeline with an event log) may use NORMAL.
+  bool durable = true;
+  int cache_mb = 64;  // SQLite page cache of the writer connection
 };
 
 struct ConservationCounts {
@@ -103,10 +105,16 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // In-process batch (already typed events, e.g. from the event sink).
-  BatchReport ingest(std::span<const Event> events, Source source = Source::Live);
+  // In-process batch (already typed events, e.g. from the event sink). A non-zero
+  // `event_log_seq` is the gateway event-log position of the batch's last event; it is stored
+  // with the batch (same transaction) as the watermark event_log_seq() returns.
+  BatchReport ingest(std::span<const Event> events, Source source = Source::Live,
+                     int64_t event_log_seq = 0);
   // Replay of JSON text (event-log rows, Kafka messages with their key, JSON-lines lines).
-  BatchReport ingest_raw(std::span<const RawInput> inputs, Source source);
+  BatchReport ingest_raw(std::span<const RawInput> inputs, Source source,
+                         int64_t event_log_seq = 0);
+  // The last gateway event-log seq ingested (0: none, or the store was reset).
+  int64_t event_log_seq();
   // Runs the sweeper alone (e.g. on an idle timer); batches already sweep.
   BatchReport sweep();
 
@@ -136,7 +144,8 @@ class Pipeline {
  private:
   Pipeline(std::unique_ptr<storage::Db> db, PipelineOptions options);
   BatchReport run_batch(std::vector<Item>& items, Source source,
-                        const std::function<storage::Status(Batch&)>& before);
+                        const std::function<storage::Status(Batch&)>& before,
+                        int64_t event_log_seq = 0);
   storage::Status process_item(Batch& b, Item& item);
   storage::Status recompute_gold(Batch& b, const std::string& schema);
   storage::Status finish_metrics(Batch& b, BatchReport& r);

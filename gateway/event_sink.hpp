@@ -43,6 +43,14 @@ struct SinkStats {
   std::string last_error;
 };
 
+// One commit's events and their positions in the event log (events.seq first_seq..last_seq,
+// consecutive).
+struct CommittedBatch {
+  std::span<const analytics::Event> events;
+  int64_t first_seq = 0;
+  int64_t last_seq = 0;
+};
+
 class EventSink {
  public:
   virtual ~EventSink() = default;
@@ -51,7 +59,7 @@ class EventSink {
   virtual SinkStats stats() const = 0;
   // Called on the sink thread after every successful commit with the batch's events in commit
   // order (event log seq ascending). Register before start.
-  using CommitListener = std::function<void(std::span<const analytics::Event>)>;
+  using CommitListener = std::function<void(const CommittedBatch&)>;
   virtual void add_commit_listener(CommitListener listener) = 0;
   // Commits everything submitted so far, then stops the thread. Idempotent.
   virtual void stop() = 0;

@@ -82,8 +82,10 @@ class SqliteEventSink final : public EventSink {
   void run();
   // Takes the next batch; false when stopping and nothing is left.
   bool take_batch(std::vector<Queued>& batch);
-  Status write_batch(std::vector<Queued>& batch, std::vector<analytics::Event>& events);
-  Status write_entry(Queued& queued, std::vector<analytics::Event>& events);
+  Status write_batch(std::vector<Queued>& batch, std::vector<analytics::Event>& events,
+                     CommittedBatch& committed);
+  Status write_entry(Queued& queued, std::vector<analytics::Event>& events,
+                     CommittedBatch& committed);
   void fail(const Status& s, size_t batch_size);
 
   const SqliteSinkOptions options_;
@@ -127,14 +129,16 @@ void SqliteEventSink::run() {
   std::vector<Queued> batch;
   std::vector<analytics::Event> events;
   std::vector<CommitListener> listeners;
+  CommittedBatch committed_batch;
   while (true) {
     batch.clear();
     if (!take_batch(batch)) break;
     bool committed = false;
     if (healthy()) {
       events.clear();
+      committed_batch = {};
       const auto t0 = Clock::now();
-      Status s = write_batch(batch, events);
+      Status s = write_batch(batch, events, committed_batch);
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (s.ok()) {
         committed = true;
@@ -156,17 +160,19 @@ void SqliteEventSink::run() {
         std::lock_guard lock(mu_);
         listeners = listeners_;
       }
-      for (const auto& listener : listeners) listener(events);
+      committed_batch.events = events;
+      for (const auto& listener : listeners) listener(committed_batch);
     }
   }
 }
 
 Status SqliteEventSink::write_batch(std::vector<Queued>& batch,
-                                    std::vector<analytics::Event>& events) {
+                                    std::vector<analytics::Event>& events,
+                                    CommittedBatch& committed) {
   Status s = db_->begin_immediate();
   if (!s.ok()) return Status::error("BEGIN IMMEDIATE: " + s.message());
   for (Queued& queued : batch) {
-    s = write_entry(queued, events);
+    s = write_entry(queued, events, committed);
     if (!s.ok()) break;
   }
   if (s.ok()) {
@@ -177,7 +183,8 @@ Status SqliteEventSink::write_batch(std::vector<Queued>& batch,
   return s;
 }
 
-Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event>& events) {
+Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event>& events,
+                                    CommittedBatch& committed) {
   SinkEntry& entry = queued.entry;
   std::optional<int64_t> frame_seq;
   Status s;
@@ -206,7 +213,10 @@ Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event
             .bind(8, queued.json[i])
             .run();
     if (!s.ok()) return Status::error("insert event: " + s.message());
-    s = insert_outbox.bind(1, db_->last_insert_rowid()).run();
+    const int64_t seq = db_->last_insert_rowid();
+    if (committed.first_seq == 0) committed.first_seq = seq;
+    committed.last_seq = seq;
+    s = insert_outbox.bind(1, seq).run();
     if (!s.ok()) return Status::error("insert outbox: " + s.message());
     events.push_back(std::move(e));
   }

@@ -82,14 +82,19 @@ class Gateway {
   }
 
   // Rows of a SELECT as arrays (JSON-decoded by python3's sqlite3; json_extract available).
-  query(sql, params = []) {
+  query(sql, params = [], dbPath = this.dbPath) {
     const script = 'import json,sqlite3,sys\n' +
       'db=sqlite3.connect(sys.argv[1])\n' +
       'sql,params=json.loads(sys.stdin.read())\n' +
       'print(json.dumps([list(r) for r in db.execute(sql,params)]))\n';
-    const out = execFileSync('python3', ['-c', script, this.dbPath],
+    const out = execFileSync('python3', ['-c', script, dbPath],
       { input: JSON.stringify([sql, params]), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
     return JSON.parse(out);
+  }
+
+  // The same against the analytics store (data/analytics.db).
+  analyticsQuery(sql, params = []) {
+    return this.query(sql, params, path.join(this.dataDir, 'analytics.db'));
   }
 
   // Canonical events of one charge point, in commit order.

@@ -110,14 +110,20 @@ TEST(SqliteEventSink, StoresCanonicalJsonAndCallsListenersInSeqOrder) {
   const std::string path = dir.file("g.db");
   auto sink = make_sink({.db_path = path});
   std::vector<std::string> heard;
-  sink->add_commit_listener([&](std::span<const analytics::Event> events) {
-    for (const auto& e : events) heard.push_back(e.event_id);
+  std::vector<std::pair<int64_t, int64_t>> seqs;
+  sink->add_commit_listener([&](const CommittedBatch& batch) {
+    for (const auto& e : batch.events) heard.push_back(e.event_id);
+    seqs.emplace_back(batch.first_seq, batch.last_seq);
   });
   SinkEntry e = frame_entry("CP1", 1, 3);
   const analytics::Event first = e.events[0];
   ASSERT_TRUE(submit_and_wait(*sink, std::move(e)));
+  ASSERT_TRUE(submit_and_wait(*sink, frame_entry("CP1", 2, 2)));
   sink->stop();
-  EXPECT_EQ(heard, (std::vector<std::string>{"CP1-1-0", "CP1-1-1", "CP1-1-2"}));
+  EXPECT_EQ(heard,
+            (std::vector<std::string>{"CP1-1-0", "CP1-1-1", "CP1-1-2", "CP1-2-0", "CP1-2-1"}));
+  // The log positions the analytics watermark relies on: consecutive, one range per commit.
+  EXPECT_EQ(seqs, (std::vector<std::pair<int64_t, int64_t>>{{1, 3}, {4, 5}}));
   auto db = reader(path);
   storage::Statement& st = db->cached(
       "SELECT event_id, event_type, ocpp_version, event_ts_ms, json FROM events ORDER BY seq");
