@@ -70,8 +70,11 @@ std::shared_ptr<ssl::context> make_server_tls_context(const TlsSettings& setting
   } else {
     ctx->set_verify_mode(ssl::verify_none, ec);
   }
-  // Server-side session cache keyed per listener: reconnects may resume instead of a full
-  // handshake.
+  // Resumption uses stateless session tickets (TLS 1.2 and 1.3): the server keeps no
+  // per-session state, so its session cache is off (it would hold one SSL_SESSION, with the
+  // client certificate, per connection for up to 20,480 connections). The id context is still
+  // required for resumption when client certificates are verified.
+  SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
   static constexpr unsigned char kSessionIdContext[] = "ocppgw";
   SSL_CTX_set_session_id_context(native, kSessionIdContext, sizeof kSessionIdContext - 1);
   ERR_clear_error();
