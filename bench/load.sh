@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# bench/load.sh [throughput|connections|storm|baselines|all]: load benchmarks of the real
+# bench/load.sh [throughput|connections|connections-tls|storm|baselines|all]: load benchmarks of the real
 # gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
 #                with N connections and W in-flight CALLs each, then p50/p99 latency when paced
 #                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway
 #   connections  idle charge points with heartbeats; gateway VmRSS per connection
+#   connections-tls  the same over plain ws and then over wss (TLS 1.3, server certificate from
+#                certs/make-dev-certs.sh, no client certificates) in one run: RSS per
+#                connection of each and the TLS overhead
 #   storm        every charge point drops and reconnects at once (boot + status + backlog);
 #                time until all are booted and their backlog is acknowledged
 #   baselines    the throughput workload against minimal CSMSs on npm ocpp-rpc and PyPI ocpp
@@ -122,28 +125,49 @@ bench_throughput() {
   stop_gateway
 }
 
+# conn_run N ws|wss: N idle charge points over one transport; sets CONN_PER (bytes per
+# connection) and records the figures under connections[N] or connections_tls[N].
+conn_run() {
+  local n="$1" scheme="$2" url="ws://127.0.0.1:$PORT/ocpp" key="connections" tls_args=() sim_tls=()
+  if [ "$scheme" = wss ]; then
+    [ -f "$work/certs/server.pem" ] || bash "$root/certs/make-dev-certs.sh" "$work/certs" >/dev/null
+    tls_args=(--tls-listen "127.0.0.1:$((PORT + 1))" --tls-cert "$work/certs/server.pem" --tls-key "$work/certs/server.key")
+    sim_tls=(--ca "$work/certs/ca.pem")
+    url="wss://127.0.0.1:$((PORT + 1))/ocpp"
+    key="connections_tls"
+  fi
+  say "== connections: $n idle charge points, heartbeat 30 s, $scheme"
+  start_gateway "${tls_args[@]}"
+  sleep 1
+  local base; base="$(rss_kb "$GW_PID")"
+  local r="$work/conn-$scheme-$n.json" peak=0 ramp_s=$(( n / 2000 + 4 ))
+  sim --url "$url" "${sim_tls[@]}" -n "$n" --connectors 1 --heartbeat 30 --sessions-per-hour 0 \
+    --connect-rate 2000 --duration $((ramp_s + 20)) --drain 5 --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
+    --report "$r" >"$r.out" 2>"$r.err" &
+  local sim_pid=$!
+  while kill -0 "$sim_pid" 2>/dev/null; do
+    local v; v="$(rss_kb "$GW_PID")"
+    [ "${v:-0}" -gt "$peak" ] && peak="$v"
+    sleep 0.5
+  done
+  wait "$sim_pid" || true
+  local held; held="$(fig "$r" '.run.max_connected')"
+  CONN_PER=$(( (peak - base) * 1024 / (held > 0 ? held : 1) ))
+  say "held $held/$n (ramp $(fig "$r" '.run.ramp_s | . * 100 | floor / 100') s); gateway RSS idle ${base} KiB, peak ${peak} KiB: $CONN_PER bytes per connection; heartbeat p99 $(fig "$r" '.run.latency.p99_us')us"
+  put "$key[\"$n\"]" "{\"held\": $held, \"rss_base_kib\": $base, \"rss_peak_kib\": $peak, \"bytes_per_connection\": $CONN_PER}"
+  stop_gateway
+}
+
 bench_connections() {
+  for n in $CONN_COUNTS; do conn_run "$n" ws; done
+}
+
+bench_connections_tls() {
   for n in $CONN_COUNTS; do
-    say "== connections: $n idle charge points, heartbeat 30 s, plain ws"
-    start_gateway
-    sleep 1
-    local base; base="$(rss_kb "$GW_PID")"
-    local r="$work/conn-$n.json" peak=0 ramp_s=$(( n / 2000 + 4 ))
-    sim --url "ws://127.0.0.1:$PORT/ocpp" -n "$n" --connectors 1 --heartbeat 30 --sessions-per-hour 0 \
-      --connect-rate 2000 --duration $((ramp_s + 20)) --drain 5 --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
-      --report "$r" >"$r.out" 2>"$r.err" &
-    local sim_pid=$!
-    while kill -0 "$sim_pid" 2>/dev/null; do
-      local v; v="$(rss_kb "$GW_PID")"
-      [ "${v:-0}" -gt "$peak" ] && peak="$v"
-      sleep 0.5
-    done
-    wait "$sim_pid" || true
-    local held; held="$(fig "$r" '.run.max_connected')"
-    local per=$(( (peak - base) * 1024 / (held > 0 ? held : 1) ))
-    say "held $held/$n (ramp $(fig "$r" '.run.ramp_s | . * 100 | floor / 100') s); gateway RSS idle ${base} KiB, peak ${peak} KiB: $per bytes per connection; heartbeat p99 $(fig "$r" '.run.latency.p99_us')us"
-    put "connections[\"$n\"]" "{\"held\": $held, \"rss_base_kib\": $base, \"rss_peak_kib\": $peak, \"bytes_per_connection\": $per}"
-    stop_gateway
+    conn_run "$n" ws
+    local plain=$CONN_PER
+    conn_run "$n" wss
+    say "TLS overhead at $n connections: $((CONN_PER - plain)) bytes per connection (wss $CONN_PER vs ws $plain)"
   done
 }
 
@@ -194,9 +218,10 @@ machine
 case "$what" in
   throughput) bench_throughput ;;
   connections) bench_connections ;;
+  connections-tls) bench_connections_tls ;;
   storm) bench_storm ;;
   baselines) bench_baselines ;;
   all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
-  *) echo "usage: $0 [throughput|connections|storm|baselines|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|all]" >&2; exit 2 ;;
 esac
 say "results: $txt $json"
