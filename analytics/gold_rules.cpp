@@ -71,89 +71,83 @@ std::string make_session_id(std::string_view charge_point_id, std::string_view t
   return hex(digest, 16);
 }
 
-SessionRow compute_session(std::string_view charge_point_id, std::string_view transaction_id,
-                           std::vector<SessionEvent> events, bool conflict, int64_t data_clock_ms,
-                           const GoldRules& rules) {
-  std::sort(events.begin(), events.end(), [](const SessionEvent& a, const SessionEvent& b) {
-    return std::tuple(a.event_ts, a.seq_no.value_or(-1), a.meter_wh.value_or(-1.0), a.ingest_ts,
-                      a.event_id) < std::tuple(b.event_ts, b.seq_no.value_or(-1),
-                                               b.meter_wh.value_or(-1.0), b.ingest_ts, b.event_id);
-  });
+bool SessionFold::before(const SessionEvent& a, const SessionEvent& b) {
+  auto key = [](const SessionEvent& e) {
+    return std::tuple<int64_t, int64_t, double, int64_t, const std::string&>(
+        e.event_ts, e.seq_no.value_or(-1), e.meter_wh.value_or(-1.0), e.ingest_ts, e.event_id);
+  };
+  return key(a) < key(b);
+}
+
+void SessionFold::add(const SessionEvent& e) {
+  if (count_++ == 0) first_ts_ = e.event_ts;
+  if (e.type == EventType::StartTransaction && !start_)
+    start_ = Reading{e.event_ts, e.meter_wh, e.connector_id, std::nullopt};
+  if (e.type == EventType::StopTransaction && !stop_)
+    stop_ = Reading{e.event_ts, e.meter_wh, e.connector_id, e.stop_reason};
+  if (!first_connector_) first_connector_ = e.connector_id;
+  skew_ = skew_ || e.clock_skew;
+  if (e.meter_wh) {
+    if (prev_meter_) {
+      if (*e.meter_wh < *prev_meter_)
+        anomaly_ = true;
+      else
+        positive_wh_ += *e.meter_wh - *prev_meter_;
+    }
+    prev_meter_ = e.meter_wh;
+  }
+  last_ = e;
+}
+
+SessionRow SessionFold::finish(std::string_view charge_point_id, std::string_view transaction_id,
+                               bool conflict, int64_t data_clock_ms, const GoldRules& rules) const {
   SessionRow r;
   r.session_id = make_session_id(charge_point_id, transaction_id);
   r.charge_point_id = std::string(charge_point_id);
   r.transaction_id = std::string(transaction_id);
-  r.event_count = static_cast<int64_t>(events.size());
-  const SessionEvent* start = nullptr;
-  const SessionEvent* stop = nullptr;
-  bool skew = false;
-  for (const auto& e : events) {
-    if (e.type == EventType::StartTransaction && !start) start = &e;
-    if (e.type == EventType::StopTransaction && !stop) stop = &e;
-    skew = skew || e.clock_skew;
+  r.event_count = count_;
+  if (last_) {
+    r.first_event_ts = first_ts_;
+    r.last_event_ts = last_->event_ts;
   }
-  if (!events.empty()) {
-    r.first_event_ts = events.front().event_ts;
-    r.last_event_ts = events.back().event_ts;
+  r.connector_id = start_ && start_->connector_id ? start_->connector_id : first_connector_;
+  if (start_) {
+    r.start_ts = start_->ts;
+    r.meter_start_wh = start_->meter_wh;
   }
-  if (start && start->connector_id) {
-    r.connector_id = start->connector_id;
-  } else {
-    for (const auto& e : events)
-      if (e.connector_id) {
-        r.connector_id = e.connector_id;
-        break;
-      }
-  }
-  if (start) {
-    r.start_ts = start->event_ts;
-    r.meter_start_wh = start->meter_wh;
-  }
-  if (stop) {
-    r.stop_ts = stop->event_ts;
-    r.meter_stop_wh = stop->meter_wh;
-    r.stop_reason = stop->stop_reason;
+  if (stop_) {
+    r.stop_ts = stop_->ts;
+    r.meter_stop_wh = stop_->meter_wh;
+    r.stop_reason = stop_->stop_reason;
   }
   if (r.start_ts && r.stop_ts)
     r.duration_seconds = std::max<int64_t>(0, (*r.stop_ts - *r.start_ts) / 1000);
 
-  bool anomaly = false;
-  double positive = 0;
-  std::optional<double> prev;
-  for (const auto& e : events) {
-    if (!e.meter_wh) continue;
-    if (prev) {
-      if (*e.meter_wh < *prev)
-        anomaly = true;
-      else
-        positive += *e.meter_wh - *prev;
-    }
-    prev = e.meter_wh;
-  }
-  r.last_meter_wh = prev;
+  bool anomaly = anomaly_;
+  r.last_meter_wh = prev_meter_;
   if (r.meter_start_wh && r.meter_stop_wh && *r.meter_stop_wh < *r.meter_start_wh) anomaly = true;
-  if (start && stop && r.meter_start_wh && r.meter_stop_wh && !anomaly) {
+  if (start_ && stop_ && r.meter_start_wh && r.meter_stop_wh && !anomaly) {
     r.energy_kwh = round_kwh((*r.meter_stop_wh - *r.meter_start_wh) / 1000.0);
     r.energy_is_final = true;
-  } else if (prev) {
-    r.energy_kwh = round_kwh(positive / 1000.0);
+  } else if (prev_meter_) {
+    r.energy_kwh = round_kwh(positive_wh_ / 1000.0);
   }
 
-  bool timed_out = !stop && data_clock_ms - r.last_event_ts > rules.session_timeout_ms;
-  if (start && stop)
+  bool timed_out = !stop_ && data_clock_ms - r.last_event_ts > rules.session_timeout_ms;
+  if (start_ && stop_)
     r.session_status = "COMPLETED";
-  else if (!start)
+  else if (!start_)
     r.session_status = "START_MISSING";
   else if (timed_out)
     r.session_status = "TIMED_OUT";
   else
     r.session_status = "IN_PROGRESS";
-  r.is_open = !stop && !timed_out;
-  if (!start) r.quality_flags.emplace_back("START_MISSING");
+  r.is_open = !stop_ && !timed_out;
+  if (!start_) r.quality_flags.emplace_back("START_MISSING");
   if (timed_out) r.quality_flags.emplace_back("STOP_MISSING");
   if (anomaly) r.quality_flags.emplace_back("METER_ANOMALY");
   if (conflict) r.quality_flags.emplace_back("CONFLICT");
-  if (skew) r.quality_flags.emplace_back("CLOCK_SKEW");
+  if (skew_) r.quality_flags.emplace_back("CLOCK_SKEW");
   std::sort(r.quality_flags.begin(), r.quality_flags.end());
   r.stats_day = day_of(r.start_ts.value_or(r.first_event_ts), rules.day_offset_minutes);
 
@@ -181,6 +175,15 @@ SessionRow compute_session(std::string_view charge_point_id, std::string_view tr
   SHA256(reinterpret_cast<const unsigned char*>(h.data()), h.size(), digest);
   r.row_hash = hex(digest, 8);
   return r;
+}
+
+SessionRow compute_session(std::string_view charge_point_id, std::string_view transaction_id,
+                           std::vector<SessionEvent> events, bool conflict, int64_t data_clock_ms,
+                           const GoldRules& rules) {
+  std::sort(events.begin(), events.end(), SessionFold::before);
+  SessionFold fold;
+  for (const auto& e : events) fold.add(e);
+  return fold.finish(charge_point_id, transaction_id, conflict, data_clock_ms, rules);
 }
 
 std::vector<StatusInterval> compute_status_intervals(std::vector<StatusEvent> events) {

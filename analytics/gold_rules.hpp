@@ -77,6 +77,41 @@ SessionRow compute_session(std::string_view charge_point_id, std::string_view tr
                            std::vector<SessionEvent> events, bool conflict, int64_t data_clock_ms,
                            const GoldRules& rules);
 
+// compute_session as a left fold over the events in its sort order. compute_session is
+// "sort, add every event, finish"; the Pipeline keeps a session's fold between batches so that
+// events arriving in order extend it without reading the session's earlier events again (a long
+// session would otherwise cost O(its length) per batch).
+class SessionFold {
+ public:
+  // compute_session's sort order.
+  static bool before(const SessionEvent& a, const SessionEvent& b);
+  // True when `e` sorts after every event added so far, i.e. add(e) gives the same result as
+  // a full recompute.
+  bool extends(const SessionEvent& e) const { return !last_ || before(*last_, e); }
+  // Events must come in sort order (extends() true).
+  void add(const SessionEvent& e);
+  bool empty() const { return count_ == 0; }
+  SessionRow finish(std::string_view charge_point_id, std::string_view transaction_id,
+                    bool conflict, int64_t data_clock_ms, const GoldRules& rules) const;
+
+ private:
+  struct Reading {
+    int64_t ts = 0;
+    std::optional<double> meter_wh;
+    std::optional<int64_t> connector_id;
+    std::optional<std::string> stop_reason;
+  };
+  int64_t count_ = 0;
+  int64_t first_ts_ = 0;
+  std::optional<SessionEvent> last_;
+  std::optional<Reading> start_, stop_;  // the first of each in sort order
+  std::optional<int64_t> first_connector_;
+  bool skew_ = false;
+  bool anomaly_ = false;    // a reading below its predecessor
+  double positive_wh_ = 0;  // sum of positive deltas between consecutive readings
+  std::optional<double> prev_meter_;
+};
+
 struct StatusEvent {
   std::string event_id;
   int64_t event_ts = 0;

@@ -67,7 +67,7 @@ class LivePipeline {
     std::string event_log_path;
     size_t max_queued_events = 200000;
     size_t max_batch_events = 50000;
-    int max_linger_ms = 100;
+    int max_linger_ms = 250;
     // The sweeper also runs when no events arrive, so idle sessions time out on schedule.
     int idle_sweep_ms = 30000;
   };

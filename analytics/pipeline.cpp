@@ -183,6 +183,28 @@ struct Pipeline::Batch {
   std::map<std::string, SkewStat> skew;
   int64_t validated_clock = INT64_MIN;
   bool sweep = true;
+  // Session events this batch added to Silver (to extend cached folds), and sessions that lost
+  // a Silver row (a demoted winner, a conflict): those are recomputed from Silver.
+  std::map<std::pair<std::string, std::string>, std::vector<SessionEvent>> session_additions;
+  std::set<std::pair<std::string, std::string>> sessions_rewritten;
+
+  void added_to_silver(const Event& e) {
+    if (!is_session_event(e)) return;
+    SessionEvent se;
+    se.event_id = e.event_id;
+    se.type = e.event_type;
+    se.event_ts = e.event_ts_ms;
+    se.ingest_ts = e.ingest_ts_ms;
+    se.seq_no = e.seq_no;
+    se.meter_wh = e.meter_wh;
+    se.connector_id = e.connector_id;
+    se.stop_reason = e.stop_reason;
+    se.clock_skew = std::find(e.flags.begin(), e.flags.end(), "CLOCK_SKEW") != e.flags.end();
+    session_additions[{e.charge_point_id, *e.transaction_id}].push_back(std::move(se));
+  }
+  void removed_from_silver(const Event& e) {
+    if (is_session_event(e)) sessions_rewritten.emplace(e.charge_point_id, *e.transaction_id);
+  }
 
   void touch(const Event& e) {
     charge_points.insert(e.charge_point_id);
@@ -332,6 +354,7 @@ BatchReport Pipeline::run_batch(std::vector<Item>& items, Source source,
   if (s.ok()) s = db_->commit();
   if (!s.ok()) {
     db_->rollback();
+    session_folds_.clear();  // they may hold this batch's events
     data_clock_ms_ = saved_clock;
     spdlog::error("analytics batch {} ({}) rolled back: {}", b.batch_id, b.source_name,
                   s.message());
@@ -489,6 +512,7 @@ Status Pipeline::process_item(Batch& b, Item& item) {
     ins.bind(28, b.source_name).bind(29, b.batch_id);
     Status s = ins.run();
     if (s.ok()) s = register_id(*db_, e.event_id, "S");
+    b.added_to_silver(e);
     ++r.silver;
     item.outcome = "silver";
     return s;
@@ -507,6 +531,7 @@ Status Pipeline::process_item(Batch& b, Item& item) {
                           to_json_string(w), std::nullopt, b.source_name, b.batch_id);
     if (s.ok())
       s = db_->cached("DELETE FROM silver_events WHERE silver_id = ?1").bind(1, winner_rowid).run();
+    b.removed_from_silver(w);
     if (s.ok()) s = register_id(*db_, w.event_id, "Q");
     --r.silver;
     ++r.quarantined;
@@ -556,6 +581,7 @@ Status Pipeline::process_item(Batch& b, Item& item) {
                           b.batch_id);
   if (s.ok())
     s = db_->cached("DELETE FROM silver_events WHERE silver_id = ?1").bind(1, winner_rowid).run();
+  b.removed_from_silver(w);
   if (s.ok())
     s = db_->cached(
                "UPDATE duplicate_events_audit SET winner_event_id = ?1 "
@@ -573,6 +599,7 @@ Status Pipeline::process_item(Batch& b, Item& item) {
   ins.bind(28, b.source_name).bind(29, b.batch_id);
   s = ins.run();
   if (s.ok()) s = register_id(*db_, e.event_id, "S");
+  b.added_to_silver(e);
   ++r.demoted_winners;
   ++r.business_duplicates;
   item.outcome = "silver";
@@ -653,27 +680,62 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
        "stop_reason",   "event_count",     "quality_flags", "stats_day",        "is_open",
        "row_hash",      "updated_at"},
       {"session_id"}, "row_hash <> excluded.row_hash");
-  for (const auto& [cp, tx] : b.sessions) {
+  // Folds are kept for the live tables only; reconcile ("temp") always reads Silver.
+  const bool keep_folds = schema == "main";
+  if (session_folds_.size() > kMaxSessionFolds) session_folds_.clear();
+  for (const auto& key : b.sessions) {
     if (!s.ok()) break;
-    std::vector<SessionEvent> events;
-    Statement& st = db_->cached(sel_events);
-    st.bind(1, cp).bind(2, tx);
-    while (st.step()) {
-      SessionEvent e;
-      e.event_id = st.text(0);
-      e.type = parse_event_type(st.text_view(1)).value_or(EventType::MeterValues);
-      e.event_ts = st.int64(2);
-      e.ingest_ts = st.int64(3);
-      e.seq_no = st.opt_int64(4);
-      e.meter_wh = st.opt_real(5);
-      e.connector_id = st.opt_int64(6);
-      e.stop_reason = st.opt_text(7);
-      e.clock_skew = st.int64(8) > 0;
-      events.push_back(std::move(e));
+    const auto& [cp, tx] = key;
+    // A cached fold is extended by this batch's additions when they all sort after what it has
+    // seen and no Silver row of the session went away; otherwise read the session from Silver.
+    SessionFold* fold = nullptr;
+    if (auto it = keep_folds && !b.sessions_rewritten.contains(key) ? session_folds_.find(key)
+                                                                    : session_folds_.end();
+        it != session_folds_.end()) {
+      auto added = b.session_additions.find(key);
+      if (added == b.session_additions.end()) {
+        fold = &it->second;
+      } else {
+        std::vector<SessionEvent>& events = added->second;
+        std::sort(events.begin(), events.end(), SessionFold::before);
+        if (it->second.extends(events.front())) {
+          for (const auto& e : events) it->second.add(e);
+          fold = &it->second;
+        }
+      }
     }
-    s = st.status();
-    st.reset();
-    if (!s.ok()) break;
+    SessionFold fresh;
+    if (!fold) {
+      std::vector<SessionEvent> events;
+      Statement& st = db_->cached(sel_events);
+      st.bind(1, cp).bind(2, tx);
+      while (st.step()) {
+        SessionEvent e;
+        e.event_id = st.text(0);
+        e.type = parse_event_type(st.text_view(1)).value_or(EventType::MeterValues);
+        e.event_ts = st.int64(2);
+        e.ingest_ts = st.int64(3);
+        e.seq_no = st.opt_int64(4);
+        e.meter_wh = st.opt_real(5);
+        e.connector_id = st.opt_int64(6);
+        e.stop_reason = st.opt_text(7);
+        e.clock_skew = st.int64(8) > 0;
+        events.push_back(std::move(e));
+      }
+      s = st.status();
+      st.reset();
+      if (!s.ok()) break;
+      std::sort(events.begin(), events.end(), SessionFold::before);
+      for (const auto& e : events) fresh.add(e);
+      if (keep_folds) {
+        if (fresh.empty())
+          session_folds_.erase(key);
+        else
+          fold = &(session_folds_[key] = fresh);
+      }
+      if (!fold) fold = &fresh;
+      ++r.sessions_read;
+    }
     Statement& cs = db_->cached(sel_conflict);
     cs.bind(1, cp).bind(2, tx);
     bool conflict = cs.step();
@@ -685,11 +747,11 @@ Status Pipeline::recompute_gold(Batch& b, const std::string& schema) {
     ds.reset();
     if (old_day) b.days.emplace(cp, *old_day);
     ++r.sessions_recomputed;
-    if (events.empty()) {
+    if (fold->empty()) {
       s = db_->cached(del_session).bind(1, cp).bind(2, tx).run();
       continue;
     }
-    SessionRow row = compute_session(cp, tx, std::move(events), conflict, data_clock_ms_, rules);
+    SessionRow row = fold->finish(cp, tx, conflict, data_clock_ms_, rules);
     b.days.emplace(cp, row.stats_day);
     s = db_->cached(upsert_session)
             .bind(1, row.session_id)
@@ -1204,6 +1266,7 @@ Status Pipeline::reset() {
     return s;
   }
   data_clock_ms_ = 0;
+  session_folds_.clear();
   return s;
 }
 
@@ -1342,6 +1405,7 @@ nlohmann::json BatchReport::to_json() const {
       {"unknown_field_events", unknown_field_events},
       {"replayed", replayed},
       {"sessions_recomputed", sessions_recomputed},
+      {"sessions_read", sessions_read},
       {"sessions_swept", sessions_swept},
       {"connectors_recomputed", connectors_recomputed},
       {"charge_points_recomputed", charge_points_recomputed},

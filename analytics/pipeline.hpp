@@ -77,7 +77,7 @@ struct BatchReport {
   int64_t raw = 0, silver = 0, technical_duplicates = 0, business_duplicates = 0, quarantined = 0;
   std::map<std::string, int64_t> quarantined_by_reason;
   int64_t conflicts = 0, demoted_winners = 0, unknown_field_events = 0, replayed = 0;
-  int64_t sessions_recomputed = 0, sessions_swept = 0, connectors_recomputed = 0,
+  int64_t sessions_recomputed = 0, sessions_read = 0, sessions_swept = 0, connectors_recomputed = 0,
           charge_points_recomputed = 0, days_recomputed = 0;
   std::optional<int64_t> lag_p50_ms, lag_p95_ms, lag_p99_ms;
   ConservationCounts totals;
@@ -155,6 +155,11 @@ class Pipeline {
   std::unique_ptr<storage::Db> db_;
   PipelineOptions options_;
   int64_t data_clock_ms_ = 0;
+  // Each session's fold over its Silver events as of the last committed batch (see
+  // SessionFold), so in-order arrivals do not re-read the whole session. Cleared on rollback and
+  // reset; dropped whole when it outgrows kMaxSessionFolds (open sessions of a large fleet fit).
+  static constexpr size_t kMaxSessionFolds = 100000;
+  std::map<std::pair<std::string, std::string>, SessionFold> session_folds_;
 };
 
 }  // namespace ocppgw::analytics

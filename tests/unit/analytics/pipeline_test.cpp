@@ -165,6 +165,31 @@ TEST_F(PipelineTest, LaterArrivingEarlierEventBecomesTheBusinessWinner) {
             "late\tBUSINESS\tearly\nlater\tBUSINESS\tearly\n");
 }
 
+TEST_F(PipelineTest, ALongSessionArrivingInOrderIsExtendedWithoutReadingItAgain) {
+  feed({tx_event("a", "CP-1", kStart, "21", t0_, 1000)});
+  for (int i = 1; i <= 40; ++i) {
+    BatchReport r =
+        feed({tx_event("m" + std::to_string(i), "CP-1", kMeter, "21", t0_ + i * kMin, 1000 + i)});
+    EXPECT_EQ(r.sessions_recomputed, 1);
+    EXPECT_EQ(r.sessions_read, 0) << "batch " << i << " re-read the session from Silver";
+  }
+  EXPECT_EQ(session("21"), "IN_PROGRESS\t0.040000000000000001\t0\t[]\n");
+  // A reading that sorts before the last one seen: the session is read again.
+  BatchReport late = feed({tx_event("late", "CP-1", kMeter, "21", t0_ + 90 * 1000, 1001)});
+  EXPECT_EQ(late.sessions_read, 1);
+  // A demoted business winner removes a Silver row: read again too.
+  Event early = tx_event("m40-early", "CP-1", kMeter, "21", t0_ + 40 * kMin, 1040);
+  early.ingest_ts_ms = t0_ + 40 * kMin + 500;  // earlier receipt: the new winner
+  BatchReport demoted = feed({early});
+  EXPECT_EQ(demoted.demoted_winners, 1);
+  EXPECT_EQ(demoted.sessions_read, 1);
+  BatchReport stop = feed({tx_event("z", "CP-1", kStop, "21", t0_ + 41 * kMin, 1041)});
+  EXPECT_EQ(stop.sessions_read, 0);
+  EXPECT_EQ(session("21"), "COMPLETED\t0.041000000000000002\t1\t[]\n");
+  ReconcileReport rec = p_->reconcile();
+  EXPECT_TRUE(rec.gold_matches) << rec.to_json().dump();
+}
+
 TEST_F(PipelineTest, EveryQuarantineReasonAndTheSchemaViolationRule) {
   auto raw = [](Event e) { return RawInput{to_json_string(e), std::nullopt}; };
   Event invalid = make_event("i1", "CP-1", EventType::Invalid, t0_);

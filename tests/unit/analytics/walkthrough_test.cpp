@@ -93,9 +93,15 @@ TEST(AnalyticsWalkthrough, SeedSection12RowByRow) {
     EXPECT_EQ(st.text(0), rows[i].status);
     EXPECT_NEAR(st.real(1), rows[i].energy_kwh, 1e-9);
     EXPECT_EQ(st.int64(2) != 0, rows[i].final_energy);
-    if (i == 2) EXPECT_EQ(r.technical_duplicates, 1);
-    if (i == 3) EXPECT_EQ(r.business_duplicates, 1);
-    if (i == 6) EXPECT_EQ(r.quarantined_by_reason["MISSING_CHARGE_POINT_ID"], 1);
+    if (i == 2) {
+      EXPECT_EQ(r.technical_duplicates, 1);
+    }
+    if (i == 3) {
+      EXPECT_EQ(r.business_duplicates, 1);
+    }
+    if (i == 6) {
+      EXPECT_EQ(r.quarantined_by_reason["MISSING_CHARGE_POINT_ID"], 1);
+    }
   }
   // Conservation: 9 = 6 + 2 + 1.
   ConservationCounts c = p->counts();
