@@ -47,6 +47,7 @@ LivePipeline::~LivePipeline() { stop(); }
 void LivePipeline::offer(std::vector<Event> events, int64_t first_seq, int64_t last_seq) {
   if (events.empty()) return;
   std::unique_lock lock(mu_);
+  stats_.offered_seq = std::max(stats_.offered_seq, last_seq);
   if (queued_events_ >= options_.max_queued_events && !stopping_) {
     if (event_log_) {
       // The events are durable in the log; the worker reads them from there.
@@ -86,6 +87,27 @@ void LivePipeline::stop() {
   not_full_.notify_all();
   if (worker_.joinable()) worker_.join();
   drained_.notify_all();
+}
+
+nlohmann::json to_json(const LivePipelineStats& s) {
+  return {{"events", s.events},
+          {"batches", s.batches},
+          {"failed_batches", s.failed_batches},
+          {"conservation_violations", s.conservation_violations},
+          {"queued_events", s.queued_events},
+          {"blocked_offers", s.blocked_offers},
+          {"dropped_offers", s.dropped_offers},
+          {"log_batches", s.log_batches},
+          {"log_events", s.log_events},
+          {"event_log_seq", s.event_log_seq},
+          {"lag_events", s.lag_events()},
+          {"data_clock_ms", s.data_clock_ms},
+          {"last_batch_us", s.last_batch_us},
+          {"totals",
+           {{"raw", s.totals.raw},
+            {"silver", s.totals.silver},
+            {"duplicates", s.totals.duplicates},
+            {"quarantine", s.totals.quarantine}}}};
 }
 
 LivePipelineStats LivePipeline::stats() const {

@@ -29,6 +29,7 @@
 // by about the linger time.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -54,10 +55,16 @@ struct LivePipelineStats {
   int64_t log_batches = 0;     // batches read back from the event log (start-up, gaps)
   int64_t log_events = 0;
   int64_t event_log_seq = 0;  // watermark: last event-log seq ingested
+  int64_t offered_seq = 0;    // last event-log seq offered (dropped offers included)
   int64_t data_clock_ms = 0;
   int64_t last_batch_us = 0;
   ConservationCounts totals;
+  // Events committed to the log but not yet in analytics.
+  int64_t lag_events() const { return std::max<int64_t>(0, offered_seq - event_log_seq); }
 };
+
+// For /health: counters, the watermark and the lag.
+nlohmann::json to_json(const LivePipelineStats& s);
 
 class LivePipeline {
  public:
@@ -65,7 +72,9 @@ class LivePipeline {
     PipelineOptions pipeline;
     // The gateway's SQLite event log (read-only here); empty: no watermark and no catch-up.
     std::string event_log_path;
-    size_t max_queued_events = 200000;
+    // About 1.5 KB per queued event; with an event log, a full queue costs nothing but a later
+    // read from the log, so it stays small.
+    size_t max_queued_events = 20000;
     size_t max_batch_events = 50000;
     int max_linger_ms = 250;
     // The sweeper also runs when no events arrive, so idle sessions time out on schedule.

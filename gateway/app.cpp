@@ -43,6 +43,8 @@ class KafkaComponent : public Component {
     publisher_ = std::make_unique<KafkaPublisher>(std::move(kc));
     if (auto s = publisher_->start(); !s.ok()) return s;
     app.sink().add_commit_listener([p = publisher_.get()](const auto&) { p->notify(); });
+    app.services().health_parts.push_back(
+        {"kafka", [p = publisher_.get()] { return to_json(p->stats()); }});
     log::info("kafka_publisher", "",
               {{"brokers",
                 c.kafka_brokers.empty() ? "none (events wait in the outbox)" : c.kafka_brokers},
@@ -74,6 +76,8 @@ class AnalyticsComponent : public Component {
       live->offer(std::vector<analytics::Event>(batch.events.begin(), batch.events.end()),
                   batch.first_seq, batch.last_seq);
     });
+    app.services().health_parts.push_back(
+        {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }});
     return {};
   }
   void stop() override {
@@ -162,6 +166,7 @@ Status App::start() {
                *sink_,
                registry_,
                {&ocpp16::protocol(), &ocpp201::protocol()},
+               {},
                {},
                [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); }});
   services_->http_handler = health_handler(*services_);

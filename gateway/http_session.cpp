@@ -372,6 +372,7 @@ HttpHandler health_handler(const Services& services) {
             {"batches", stats.batches},
             {"last_commit_ms", stats.last_commit_ms},
             {"last_error", stats.last_error}}}};
+      for (const auto& part : services.health_parts) body[part.name] = part.report();
       res.result(healthy ? http::status::ok : http::status::service_unavailable);
       res.set(http::field::content_type, "application/json");
       res.body() = body.dump() + "\n";

@@ -7,10 +7,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
 
 #include "gateway/config.hpp"
 #include "gateway/event_sink.hpp"
@@ -37,6 +39,13 @@ struct Services {
   // The protocol implementations this build has (negotiation intersects them with the config).
   std::vector<const rpc::Protocol*> protocols;
   HttpHandler http_handler;
+  // Sections of /health that components add before the listener starts ("analytics",
+  // "kafka"); called from any I/O thread, so each reads thread-safe stats only.
+  struct HealthPart {
+    std::string name;
+    std::function<nlohmann::json()> report;
+  };
+  std::vector<HealthPart> health_parts;
   // Validation override stored per charge point (e.g. by an operator); nullopt: config decides.
   std::function<std::optional<rpc::ValidationMode>(std::string_view)> stored_validation;
 

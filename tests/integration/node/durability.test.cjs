@@ -94,6 +94,19 @@ test('kill -9 under load loses no acknowledged frame and reuses no transaction i
     timestamp: new Date().toISOString() });
   await cp.close();
   assert.ok(fresh.transactionId > Math.max(...ids), `${fresh.transactionId} <= ${Math.max(...ids)}`);
+
+  // /health shows analytics caught up: its watermark reaches the log's end, no lag.
+  let health;
+  const deadline = Date.now() + 10000;
+  do {
+    health = await (await fetch(`http://127.0.0.1:${gw.port}/health`)).json();
+    if (health.analytics.lag_events === 0 && health.analytics.event_log_seq > 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  } while (Date.now() < deadline);
+  const [[maxSeq]] = gw.query('SELECT max(seq) FROM events');
+  assert.equal(health.analytics.lag_events, 0, JSON.stringify(health.analytics));
+  assert.equal(health.analytics.event_log_seq, maxSeq, JSON.stringify(health.analytics));
+  assert.ok(health.analytics.log_events > 0, 'the restart read nothing from the event log');
   assert.equal((await gw.stop()).code, 0);
 
   // Analytics after two kills: the watermark is the log's end and the raw count is the log's

@@ -133,6 +133,7 @@ class Gateway {
                       ? std::vector<const rpc::Protocol*>{&ocpp16::protocol(), &ocpp201::protocol()}
                       : std::vector<const rpc::Protocol*>{&ocpp16::protocol()},
                   {},
+                  {},
                   {}} {
     services_.http_handler = health_handler(services_);
     beast::error_code ec;
