@@ -109,7 +109,24 @@ std::string format_rfc3339_ms(int64_t ms) {
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
-  char buf[64];
+  if (y >= 0 && y <= 9999) {
+    // Fixed-width digits by hand: this runs twice per event on the ack path, and snprintf's
+    // format parsing was most of its cost.
+    std::string out = "0000-00-00T00:00:00.000Z";
+    auto put = [&out](size_t at, int64_t v, int width) {
+      for (int i = width - 1; i >= 0; --i, v /= 10)
+        out[at + static_cast<size_t>(i)] = char('0' + v % 10);
+    };
+    put(0, y, 4);
+    put(5, m, 2);
+    put(8, d, 2);
+    put(11, rem / 3600, 2);
+    put(14, rem % 3600 / 60, 2);
+    put(17, rem % 60, 2);
+    put(20, millis, 3);
+    return out;
+  }
+  char buf[128];  // years far outside 0..9999 (never from a real device)
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
                 static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600),
                 static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60),

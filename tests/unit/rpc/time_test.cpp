@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <ctime>
+#include <random>
+
 namespace ocppgw::analytics {
 namespace {
 
@@ -36,6 +40,23 @@ TEST(AnalyticsTime, FormatsUtcWithMilliseconds) {
   EXPECT_EQ(format_rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(format_rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
   EXPECT_EQ(format_rfc3339_ms(951'782'400'000), "2000-02-29T00:00:00.000Z");
+}
+
+TEST(AnalyticsTime, FormatMatchesGmtimeOverTheWholeFourDigitRange) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int64_t> any_ms(-62'167'219'200'000, 253'402'300'799'999);
+  for (int i = 0; i < 200000; ++i) {
+    const int64_t ms = any_ms(rng);
+    const int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    const std::time_t t = static_cast<std::time_t>(secs);
+    std::tm tm{};
+    ASSERT_NE(gmtime_r(&t, &tm), nullptr);
+    char want[64];
+    std::snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<int>(ms - secs * 1000));
+    ASSERT_EQ(format_rfc3339_ms(ms), want) << ms;
+  }
 }
 
 TEST(AnalyticsTime, FormatAndParseRoundTrip) {
