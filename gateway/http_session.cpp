@@ -14,6 +14,7 @@
 #include "gateway/session_registry.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
+#include "storage/db.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -364,6 +365,7 @@ HttpHandler health_handler(const Services& services) {
       nlohmann::json body = {
           {"status", healthy ? "ok" : "unhealthy"},
           {"connections", services.registry.size()},
+          {"sqlite_memory_bytes", storage::sqlite_memory_used()},
           {"state", {{"healthy", state_healthy}, {"last_error", services.state.last_error()}}},
           {"sink",
            {{"healthy", services.sink.healthy()},

@@ -228,4 +228,6 @@ Status migrate(Db& db, const std::map<std::string_view, std::string_view>& migra
   return Status();
 }
 
+int64_t sqlite_memory_used() { return sqlite3_memory_used(); }
+
 }  // namespace ocppgw::storage

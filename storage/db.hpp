@@ -136,4 +136,8 @@ class Db {
 // separate database files, each with its own migration set.
 Status migrate(Db& db, const std::map<std::string_view, std::string_view>& migrations);
 
+// Bytes SQLite holds in this process (page caches of every connection included); /health shows
+// it so that memory per connection can be told apart from the bounded caches.
+int64_t sqlite_memory_used();
+
 }  // namespace ocppgw::storage
