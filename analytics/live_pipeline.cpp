@@ -4,6 +4,9 @@
 
 #include <limits>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include "storage/event_log.hpp"
@@ -146,6 +149,9 @@ bool LivePipeline::take(std::vector<Offer>& offers, bool& catch_up) {
 }
 
 void LivePipeline::run() {
+  if (options_.worker_nice != 0 &&
+      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options_.worker_nice) != 0)
+    spdlog::warn("analytics: could not set the worker's niceness to {}", options_.worker_nice);
   for (;;) {
     std::vector<Offer> offers;
     bool catch_up_all = false;

@@ -77,6 +77,10 @@ class LivePipeline {
     size_t max_queued_events = 20000;
     size_t max_batch_events = 50000;
     int max_linger_ms = 250;
+    // Niceness of the worker thread (Linux: per thread). Analytics trails the acknowledged log
+    // and catches up from it, so under CPU contention it should yield to the threads that
+    // acknowledge frames: a positive value keeps its batch bursts off the ack latency.
+    int worker_nice = 0;
     // The sweeper also runs when no events arrive, so idle sessions time out on schedule.
     int idle_sweep_ms = 30000;
   };

@@ -69,6 +69,7 @@ class AnalyticsComponent : public Component {
     // need not be fsynced (and stay off the disk the acks wait on).
     options.event_log_path = app.config().db_path();
     options.pipeline.durable = false;
+    options.worker_nice = 10;  // the ack path (I/O threads, sink) comes first under contention
     Status status;
     live_ = analytics::LivePipeline::start(options, &status);
     if (!live_) return Status::error("analytics: " + status.message());
