@@ -11,16 +11,18 @@ import socket
 import sqlite3
 import ssl
 import subprocess
+import sys
 import time
-import urllib.request
 
 import pytest
 import websockets
 from ocpp.v16 import ChargePoint, call
 from ocpp.v16.enums import RegistrationStatus
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from gateway_process import BIN, GatewayProcess, free_port  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
-BIN = os.environ.get("OCPPGW_BIN", os.path.join(ROOT, "build/gateway/ocppgw"))
 SIM = os.environ.get("OCPPSIM_BIN", os.path.join(ROOT, "build/sim/ocppsim"))
 MAKE_CERTS = os.path.join(ROOT, "certs/make-dev-certs.sh")
 
@@ -28,12 +30,6 @@ PASSWORD = "integration-pass-0001"
 SIM_COUNT = 20
 SIM2_IDS = [f"SIM2-{i:02d}" for i in range(SIM_COUNT)]
 SIM3_IDS = [f"SIM3-{i:02d}" for i in range(SIM_COUNT)]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -58,41 +54,13 @@ def set_password(data_dir, cp, password, via="env"):
     return r
 
 
-class Gateway:
+class Gateway(GatewayProcess):
+    """The gateway with a plain and a TLS listener (the security options come in `args`)."""
+
     def __init__(self, data_dir, args):
-        self.data_dir = data_dir
-        self.port = free_port()
         self.tls_port = free_port()
-        self.url = f"ws://127.0.0.1:{self.port}/ocpp"
         self.wss = f"wss://127.0.0.1:{self.tls_port}/ocpp"
-        self.log_path = os.path.join(data_dir, "gateway.log")
-        self.args = [BIN, "--listen", f"127.0.0.1:{self.port}", "--tls-listen", f"127.0.0.1:{self.tls_port}",
-                     "--data-dir", str(data_dir), "--threads", "2", *args]
-
-    def start(self):
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            assert self.proc.poll() is None, "ocppgw exited early: " + self.logs()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError("ocppgw not ready")
-
-    def stop(self):
-        self.proc.terminate()
-        code = self.proc.wait(timeout=20)
-        self.log.close()
-        return code
-
-    def logs(self):
-        with open(self.log_path, encoding="utf-8", errors="replace") as f:
-            return f.read()
+        super().__init__(data_dir, ["--tls-listen", f"127.0.0.1:{self.tls_port}", *args])
 
     def wait_log(self, *parts, timeout=5):
         """The first log line containing every part (waits for it)."""

@@ -69,24 +69,7 @@ class EventLog {
   }
   // Appends events[from, to) and returns the seq of the last one.
   int64_t append(const std::vector<Event>& events, size_t from, size_t to) {
-    EXPECT_TRUE(db_->begin_immediate().ok());
-    for (size_t i = from; i < to; ++i) {
-      const Event& e = events[i];
-      EXPECT_TRUE(db_->cached("INSERT INTO events (event_id, charge_point_id, event_type, "
-                              "ocpp_version, event_ts_ms, ingest_ts_ms, json) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?)")
-                      .bind(1, e.event_id)
-                      .bind(2, e.charge_point_id)
-                      .bind(3, to_string(e.event_type))
-                      .bind(4, e.ocpp_version)
-                      .bind(5, e.event_ts_ms)
-                      .bind(6, e.ingest_ts_ms)
-                      .bind(7, to_json(e).dump())
-                      .run()
-                      .ok());
-    }
-    EXPECT_TRUE(db_->commit().ok());
-    return db_->last_insert_rowid();
+    return testing::append_to_event_log(*db_, std::span(events.data() + from, to - from));
   }
   const std::string& path() const { return path_; }
 

@@ -120,22 +120,7 @@ TEST(AnalyticsRebuild, ReplayingTheGatewayEventLogGivesTheSameGold) {
   storage::Status s;
   auto gw = storage::open_gateway_db(dir.file("ocppgw.db"), &s);
   ASSERT_TRUE(gw) << s.message();
-  ASSERT_TRUE(gw->begin_immediate().ok());
-  for (const auto& e : fleet.events) {
-    ASSERT_TRUE(gw->cached("INSERT INTO events(event_id, charge_point_id, event_type, "
-                           "ocpp_version, event_ts_ms, "
-                           "ingest_ts_ms, json) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                    .bind(1, e.event_id)
-                    .bind(2, e.charge_point_id)
-                    .bind(3, to_string(e.event_type))
-                    .bind(4, e.ocpp_version)
-                    .bind(5, e.event_ts_ms)
-                    .bind(6, e.ingest_ts_ms)
-                    .bind(7, to_json_string(e))
-                    .run()
-                    .ok());
-  }
-  ASSERT_TRUE(gw->commit().ok());
+  testing::append_to_event_log(*gw, fleet.events);
   auto live = testing::open_pipeline(dir.file("live.db"));
   for (size_t i = 0; i < fleet.events.size(); i += 100)
     live->ingest(

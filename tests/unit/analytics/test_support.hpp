@@ -1,10 +1,12 @@
 // tests/unit/analytics/test_support.hpp: helpers shared by the analytics tests: a temp
-// directory, a pipeline on a fresh store, an event builder and canonical table dumps.
+// directory, a pipeline on a fresh store, an event builder, a gateway event-log writer and
+// canonical table dumps.
 #pragma once
 
 #include <filesystem>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -64,6 +66,28 @@ inline Event tx_event(std::string id, std::string cp, EventType type, std::strin
   e.connector_id = 1;
   e.meter_wh = meter;
   return e;
+}
+
+// Appends `events` to a gateway event log (the `events` table as the event sink writes it) in
+// one transaction; returns the seq of the last one.
+inline int64_t append_to_event_log(storage::Db& db, std::span<const Event> events) {
+  EXPECT_TRUE(db.begin_immediate().ok());
+  for (const Event& e : events) {
+    EXPECT_TRUE(db.cached("INSERT INTO events (event_id, charge_point_id, event_type, "
+                          "ocpp_version, event_ts_ms, ingest_ts_ms, json) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    .bind(1, e.event_id)
+                    .bind(2, e.charge_point_id)
+                    .bind(3, to_string(e.event_type))
+                    .bind(4, e.ocpp_version)
+                    .bind(5, e.event_ts_ms)
+                    .bind(6, e.ingest_ts_ms)
+                    .bind(7, to_json_string(e))
+                    .run()
+                    .ok());
+  }
+  EXPECT_TRUE(db.commit().ok());
+  return db.last_insert_rowid();
 }
 
 // Every row of every Gold table in key order, one line per row, values in a fixed format
