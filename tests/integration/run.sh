@@ -27,12 +27,8 @@ if [ ! -d "$here/node_modules/ocpp-rpc" ] || [ ! -d "$here/node_modules/ws" ]; t
   (cd "$here" && npm ci --cache "$HOME/.cache/ocppgw/npm" --no-audit --no-fund --silent) ||
     { echo "integration: npm ci failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
-venv="$root/.venv"
-if ! "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null; then
-  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" -r "$here/requirements.txt" ||
-    { echo "integration: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
-fi
+source "$here/venv.sh"
+ensure_venv "$root" || { echo "integration: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- node: ocpp-rpc ----
 log="$(mktemp)"

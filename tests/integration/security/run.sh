@@ -14,12 +14,8 @@ for b in "$OCPPGW_BIN" "$OCPPSIM_BIN"; do
   [ -x "$b" ] || { echo "security: missing binary $b"; echo "0 passed, 1 failed"; exit 1; }
 done
 command -v openssl >/dev/null || { echo "security: openssl CLI missing"; echo "0 passed, 1 failed"; exit 1; }
-venv="$root/.venv"
-if ! "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null; then
-  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" -r "$here/../requirements.txt" ||
-    { echo "security: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
-fi
+source "$here/../venv.sh"
+ensure_venv "$root" || { echo "security: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
