@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/load.sh [throughput|connections|connections-tls|storm|baselines|all]: load benchmarks of the real
+# bench/load.sh [throughput|connections|connections-tls|storm|baselines|nodes|all]: load benchmarks of the real
 # gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
@@ -13,14 +13,21 @@
 #                time until all are booted and their backlog is acknowledged
 #   baselines    the throughput workload against minimal CSMSs on npm ocpp-rpc and PyPI ocpp
 #                (bench/baselines/) and against ocppgw, in one run; ratios
-# Environment: OCPPGW_BIN, OCPPSIM_BIN (default build-sim/...), PORT (18180), N (200), KAFKA=1
+#   nodes        where one process cannot hold enough sockets (open-file limit): NODES_CONNS idle
+#                charge points over NODES gateway processes on this machine (each its own data
+#                dir, port and --node-index, as a multi-node deployment), RSS per connection
+#                summed over the nodes; then a reconnect storm of NODES_STORM charge points over
+#                as many nodes as it needs, time until the last node has drained
+# Environment: OCPPGW_BIN, OCPPSIM_BIN (default build/...), PORT (18180), N (200), KAFKA=1
 # (throughput with a local KRaft broker started by scripts/kafka.sh),
-# INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2).
+# INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2),
+# NODES_CONNS (100000), NODES_CONNECT_RATE (2000/s in all), NODES_STORM (50000; 0: skip),
+# PER_NODE (19000).
 # The per-process open-file limit caps connection counts (hard limit here: see `ulimit -Hn`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-OCPPGW_BIN="${OCPPGW_BIN:-$root/build-sim/gateway/ocppgw}"
-OCPPSIM_BIN="${OCPPSIM_BIN:-$root/build-sim/sim/ocppsim}"
+OCPPGW_BIN="${OCPPGW_BIN:-$root/build/gateway/ocppgw}"
+OCPPSIM_BIN="${OCPPSIM_BIN:-$root/build/sim/ocppsim}"
 PORT="${PORT:-18180}"
 N="${N:-200}"
 INFLIGHT="${INFLIGHT:-8}"
@@ -40,8 +47,12 @@ GW_PID=""
 BASE_PID=""
 
 KAFKA_DIR=""
+NODE_PIDS=()
+SIM_PIDS=()
 cleanup() {
   [ -n "$GW_PID" ] && kill -TERM "$GW_PID" 2>/dev/null && wait "$GW_PID" 2>/dev/null
+  for p in "${SIM_PIDS[@]}" "${NODE_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${SIM_PIDS[@]}" "${NODE_PIDS[@]}"; do wait "$p" 2>/dev/null; done
   [ -n "$KAFKA_DIR" ] && bash "$root/scripts/kafka.sh" stop "$KAFKA_DIR" >/dev/null 2>&1
   [ -n "$BASE_PID" ] && kill -TERM "$BASE_PID" 2>/dev/null && wait "$BASE_PID" 2>/dev/null
   rm -rf "$work"
@@ -225,6 +236,117 @@ bench_storm() {
   stop_gateway
 }
 
+# ---- several gateway processes on this machine (nodes) ----
+
+# start_nodes K: K gateways on ports PORT+1.., node index i of stride K, own data dirs.
+start_nodes() {
+  local k="$1" i
+  NODE_PIDS=()
+  for ((i = 0; i < k; i++)); do
+    local data="$work/node-$i" port=$((PORT + 1 + i))
+    mkdir -p "$data"
+    "$OCPPGW_BIN" --listen "127.0.0.1:$port" --data-dir "$data" --log-level warn \
+      --max-messages-per-second 1000000 --max-connections-per-address 0 --unknown-tokens Accepted \
+      --heartbeat-interval 300 --node-index "$i" --node-stride "$k" >"$data/gateway.log" 2>&1 &
+    NODE_PIDS+=($!)
+  done
+  for ((i = 0; i < k; i++)); do wait_port $((PORT + 1 + i)); done
+}
+stop_nodes() {
+  local p
+  for p in "${NODE_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${NODE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  NODE_PIDS=()
+  rm -rf "$work"/node-*
+}
+nodes_rss_kb() {
+  local p sum=0
+  for p in "${NODE_PIDS[@]}"; do sum=$((sum + $(rss_kb "$p"))); done
+  echo "$sum"
+}
+nodes_sqlite_kb() {
+  local i sum=0
+  for ((i = 0; i < ${#NODE_PIDS[@]}; i++)); do
+    sum=$((sum + $(curl -s "http://127.0.0.1:$((PORT + 1 + i))/health" | jq -r '.sqlite_memory_bytes // 0') / 1024))
+  done
+  echo "$sum"
+}
+# node_sims TOTAL K NAME [sim flags...]: one ocppsim per node (a simulator process has the same
+# open-file limit), charge points numbered across nodes so no id repeats.
+node_sims() {
+  local total="$1" k="$2" name="$3" i
+  shift 3
+  local per=$(( (total + k - 1) / k ))
+  SIM_PIDS=()
+  for ((i = 0; i < k; i++)); do
+    local n=$(( i == k - 1 ? total - per * (k - 1) : per ))
+    sim --url "ws://127.0.0.1:$((PORT + 1 + i))/ocpp" -n "$n" --first-index $((i * per)) \
+      --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 --report "$work/$name-$i.json" "$@" \
+      >"$work/$name-$i.out" 2>"$work/$name-$i.err" &
+    SIM_PIDS+=($!)
+  done
+}
+sum_fig() {  # sum_fig NAME K JQ
+  local i sum=0
+  for ((i = 0; i < $2; i++)); do sum=$((sum + $(fig "$work/$1-$i.json" "$3 // 0 | floor"))); done
+  echo "$sum"
+}
+max_fig() {  # max_fig NAME K JQ
+  local i
+  for ((i = 0; i < $2; i++)); do fig "$work/$1-$i.json" "$3 // 0"; done | sort -g | tail -1
+}
+
+bench_nodes() {
+  local per_node="${PER_NODE:-19000}" total="${NODES_CONNS:-100000}"
+  local k=$(( (total + per_node - 1) / per_node ))
+  say "== connections over $k gateway processes: $total idle charge points, heartbeat 30 s, plain ws (open-file limit $(ulimit -n) per process)"
+  start_nodes "$k"
+  sleep 1
+  local base; base="$(nodes_rss_kb)"
+  # The whole machine connects at NODES_CONNECT_RATE (default 2,000/s, as the one-process runs):
+  # an overloaded ramp leaves transient allocations that glibc keeps, which is not the cost of
+  # holding a connection.
+  local rate="${NODES_CONNECT_RATE:-2000}"
+  local ramp_s=$(( total / rate + 4 )) t0=$SECONDS steady=0 sqlite_kib=0 peak=0
+  node_sims "$total" "$k" conn --connectors 1 --heartbeat 30 --sessions-per-hour 0 \
+    --connect-rate $((rate / k)) --duration $((ramp_s + 25)) --drain 5
+  while :; do
+    local alive=0 p
+    for p in "${SIM_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    local v; v="$(nodes_rss_kb)"
+    [ "$v" -gt "$peak" ] && peak="$v"
+    if [ $((SECONDS - t0)) -ge $((ramp_s + 20)) ] && [ "$steady" -eq 0 ]; then
+      steady="$v"
+      sqlite_kib="$(nodes_sqlite_kb)"
+    fi
+    sleep 1
+  done
+  for p in "${SIM_PIDS[@]}"; do wait "$p" || true; done
+  SIM_PIDS=()
+  [ "$steady" -eq 0 ] && steady="$peak"
+  local held; held="$(sum_fig conn "$k" '.run.max_connected')"
+  local per=$(( (steady - base) * 1024 / (held > 0 ? held : 1) ))
+  local no_sqlite=$(( (steady - sqlite_kib - base) * 1024 / (held > 0 ? held : 1) ))
+  say "held $held/$total over $k processes (slowest ramp $(max_fig conn "$k" '.run.ramp_s') s); RSS summed: idle ${base} KiB, steady ${steady} KiB, peak ${peak} KiB: $per bytes per connection ($no_sqlite without SQLite's ${sqlite_kib} KiB of caches); heartbeat p99 $(max_fig conn "$k" '.run.latency.p99_us')us (worst node)"
+  put nodes_connections "{\"processes\": $k, \"held\": $held, \"rss_base_kib\": $base, \"rss_steady_kib\": $steady, \"rss_peak_kib\": $peak, \"sqlite_kib\": $sqlite_kib, \"bytes_per_connection\": $per, \"bytes_per_connection_without_sqlite\": $no_sqlite}"
+  stop_nodes
+
+  local storm="${NODES_STORM:-50000}"
+  [ "$storm" -gt 0 ] || return 0
+  k=$(( (storm + per_node - 1) / per_node ))
+  say "== reconnect storm over $k gateway processes: $storm charge points (1 connector) drop and reconnect at once: boot + 2 status + $STORM_BACKLOG queued MeterValues each"
+  start_nodes "$k"
+  local at=$(( per_node / 2000 + 10 ))
+  node_sims "$storm" "$k" storm --connectors 1 --heartbeat 60 --sessions-per-hour 0 \
+    --connect-rate 2000 --storm-at "$at" --storm-backlog "$STORM_BACKLOG" --duration $((at + 120)) --drain 10
+  for p in "${SIM_PIDS[@]}"; do wait "$p" || true; done
+  SIM_PIDS=()
+  say "storm of $storm drained in $(max_fig storm "$k" '.run.storm_drain_s') s (slowest node; frames acked $(sum_fig storm "$k" '.run.calls_acked'), connect failures $(sum_fig storm "$k" '.run.connect_failures'), timeouts $(sum_fig storm "$k" '.run.timeouts'))"
+  put nodes_storm "{\"processes\": $k, \"charge_points\": $storm, \"drain_s\": $(max_fig storm "$k" '.run.storm_drain_s'), \"frames_acked\": $(sum_fig storm "$k" '.run.calls_acked')}"
+  stop_nodes
+}
+
 bench_baselines() {
   say "== baselines: same workload ($N cps x $INFLIGHT in flight, ${DUR}s) against ocpp-rpc, python ocpp and ocppgw"
   bash "$root/bench/baselines/install.sh"
@@ -263,7 +385,8 @@ case "$what" in
   connections-tls) bench_connections_tls ;;
   storm) bench_storm ;;
   baselines) bench_baselines ;;
+  nodes) bench_nodes ;;
   all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
-  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|nodes|all]" >&2; exit 2 ;;
 esac
 say "results: $txt $json"
