@@ -25,11 +25,8 @@ struct Args {
   std::string password_env;
 };
 
-// CLI11's exit() prints nothing for a RuntimeError, so the reason is printed here.
-[[noreturn]] void fail(const std::string& message) {
-  std::cerr << "ocppgw: " << message << '\n';
-  throw CLI::RuntimeError(message, 1);
-}
+// main() prints the message and exits 1.
+[[noreturn]] void fail(const std::string& message) { throw CLI::RuntimeError(message, 1); }
 
 std::unique_ptr<storage::Db> open(const ChargePointCliEnv& env, const std::string& command) {
   // As at gateway start: the data dir may not exist yet when passwords are provisioned first.

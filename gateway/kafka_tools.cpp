@@ -198,11 +198,8 @@ struct ToolArgs {
   size_t batch = 1000;
 };
 
-// CLI11's App::exit() prints nothing for a RuntimeError, so the message goes to stderr here.
-[[noreturn]] void fail(const std::string& message) {
-  std::cerr << message << '\n';
-  throw CLI::RuntimeError(message, 1);
-}
+// main() prints the message and exits 1.
+[[noreturn]] void fail(const std::string& message) { throw CLI::RuntimeError(message, 1); }
 
 void add_common_options(CLI::App* sub, const std::shared_ptr<ToolArgs>& a) {
   sub->add_option("-b,--brokers", a->brokers, "bootstrap.servers (default: gateway config)");

@@ -2,6 +2,7 @@
 // subcommands are registered by the modules that own them, each with a function that adds a
 // CLI11 subcommand and receives the resolved configuration only when it runs.
 #include <iostream>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -80,6 +81,12 @@ int main(int argc, char** argv) {
 
   try {
     cli.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    // A subcommand failed. CLI11's exit() prints nothing for a RuntimeError, so its reason is
+    // printed here, once for every subcommand ("Runtime error" is the bare default of commands
+    // that already printed a JSON report saying what failed).
+    if (std::string_view(e.what()) != "Runtime error") std::cerr << "ocppgw: " << e.what() << "\n";
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }

@@ -21,6 +21,7 @@ struct Args {
   std::string parent;
 };
 
+// main() prints the message and exits 1.
 [[noreturn]] void fail(const std::string& message) { throw CLI::RuntimeError(message, 1); }
 
 void check(const storage::Status& s, const std::string& what) {
