@@ -27,7 +27,7 @@ if [ ! -d "$here/node_modules/ocpp-rpc" ] || [ ! -d "$here/node_modules/ws" ]; t
   (cd "$here" && npm ci --cache "$HOME/.cache/ocppgw/npm" --no-audit --no-fund --silent) ||
     { echo "integration: npm ci failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
-source "$here/venv.sh"
+source "$here/common.sh"
 ensure_venv "$root" || { echo "integration: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- node: ocpp-rpc ----
@@ -43,33 +43,21 @@ add "$p" "$f"
 
 # ---- python: PyPI ocpp ----
 (cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/python") 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-p=$(grep -oE '[0-9]+ passed' "$log" | tail -1 | grep -oE '[0-9]+')
-f=$(grep -oE '[0-9]+ (failed|error)' "$log" | awk '{s+=$1} END {print s+0}')
-p=${p:-0}
-[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+count_pytest "$log" "${PIPESTATUS[0]}"
 echo "python (ocpp): $p passed, $f failed"
 add "$p" "$f"
 
 # ---- OCPP 2.0.1 suites (their own runner) ----
 if [ -f "$here/ocpp201_run.sh" ]; then
   bash "$here/ocpp201_run.sh" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  p=$(sed -nE 's/^[^0-9]*([0-9]+) passed.*/\1/p' <<<"$line"); f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
-  p=${p:-0}; f=${f:-0}
-  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count_runner "$log" "${PIPESTATUS[0]}"
   echo "ocpp201: $p passed, $f failed"
   add "$p" "$f"
 fi
 # ---- security profiles (their own runner) ----
 if [ -f "$here/security/run.sh" ]; then
   bash "$here/security/run.sh" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  line=$(grep -E '^security: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  p=$(sed -nE 's/^security: ([0-9]+) passed.*/\1/p' <<<"$line"); f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
-  p=${p:-0}; f=${f:-0}
-  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count_runner "$log" "${PIPESTATUS[0]}"
   add "$p" "$f"
 fi
 rm -f "$log"

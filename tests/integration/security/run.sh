@@ -14,16 +14,12 @@ for b in "$OCPPGW_BIN" "$OCPPSIM_BIN"; do
   [ -x "$b" ] || { echo "security: missing binary $b"; echo "0 passed, 1 failed"; exit 1; }
 done
 command -v openssl >/dev/null || { echo "security: openssl CLI missing"; echo "0 passed, 1 failed"; exit 1; }
-source "$here/../venv.sh"
+source "$here/../common.sh"
 ensure_venv "$root" || { echo "security: pip install failed"; echo "0 passed, 1 failed"; exit 1; }
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 (cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/security_test.py") 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-p=$(grep -oE '[0-9]+ passed' "$log" | tail -1 | grep -oE '[0-9]+')
-f=$(grep -oE '[0-9]+ (failed|error)' "$log" | awk '{s+=$1} END {print s+0}')
-p=${p:-0}
-[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+count_pytest "$log" "${PIPESTATUS[0]}"
 echo "security: $p passed, $f failed"
 [ "$f" -eq 0 ]

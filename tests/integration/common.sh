@@ -1,0 +1,31 @@
+# tests/integration/common.sh: sourced by the integration runners.
+# ensure_venv ROOT installs the PyPI packages of tests/integration/requirements.txt into
+# ROOT/.venv when they are missing (pip cache ~/.cache/ocppgw/pip) and sets $venv; it returns
+# non-zero when pip fails.
+ensure_venv() {
+  venv="$1/.venv"
+  "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null && return 0
+  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
+    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
+      -r "$1/tests/integration/requirements.txt"
+}
+
+# count_pytest LOG RC: sets p and f from a `pytest -q` summary in LOG; a non-zero RC with no
+# counted failure counts as one failure.
+count_pytest() {
+  p=$(grep -oE '[0-9]+ passed' "$1" | tail -1 | grep -oE '[0-9]+')
+  f=$(grep -oE '[0-9]+ (failed|error)' "$1" | awk '{s+=$1} END {print s+0}')
+  p=${p:-0}
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+}
+
+# count_runner LOG RC: the same from the last "N passed, M failed" line of a sub-runner.
+count_runner() {
+  local line
+  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+  p=$(sed -nE 's/^[^0-9]*([0-9]+) passed.*/\1/p' <<<"$line")
+  f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+  p=${p:-0}
+  f=${f:-0}
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+}
