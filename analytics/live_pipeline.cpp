@@ -47,8 +47,9 @@ LivePipeline::LivePipeline(std::unique_ptr<Pipeline> pipeline,
 
 LivePipeline::~LivePipeline() { stop(); }
 
-void LivePipeline::offer(std::vector<Event> events, int64_t first_seq, int64_t last_seq) {
-  if (events.empty()) return;
+void LivePipeline::offer(std::shared_ptr<const std::vector<Event>> events, int64_t first_seq,
+                         int64_t last_seq) {
+  if (!events || events->empty()) return;
   std::unique_lock lock(mu_);
   stats_.offered_seq = std::max(stats_.offered_seq, last_seq);
   if (queued_events_ >= options_.max_queued_events && !stopping_) {
@@ -63,7 +64,7 @@ void LivePipeline::offer(std::vector<Event> events, int64_t first_seq, int64_t l
     not_full_.wait(lock, [&] { return queued_events_ < options_.max_queued_events || stopping_; });
   }
   if (queue_.empty()) first_queued_ = std::chrono::steady_clock::now();
-  queued_events_ += events.size();
+  queued_events_ += events->size();
   ++offered_;
   queue_.push_back({std::move(events), first_seq, last_seq});
   stats_.queued_events = static_cast<int64_t>(queued_events_);
@@ -134,9 +135,9 @@ bool LivePipeline::take(std::vector<Offer>& offers, bool& catch_up) {
   // Drain into one batch (one transaction): the bigger the backlog, the bigger the batch.
   size_t events = 0;
   while (!queue_.empty() &&
-         (events == 0 || events + queue_.front().events.size() <= options_.max_batch_events)) {
-    events += queue_.front().events.size();
-    queued_events_ -= queue_.front().events.size();
+         (events == 0 || events + queue_.front().events->size() <= options_.max_batch_events)) {
+    events += queue_.front().events->size();
+    queued_events_ -= queue_.front().events->size();
     offers.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
@@ -176,12 +177,10 @@ void LivePipeline::run() {
   }
 }
 
-bool LivePipeline::process(std::vector<Offer>& offers) {
+bool LivePipeline::process(const std::vector<Offer>& offers) {
   if (!event_log_) {
     std::vector<Event> batch;
-    for (Offer& o : offers)
-      batch.insert(batch.end(), std::make_move_iterator(o.events.begin()),
-                   std::make_move_iterator(o.events.end()));
+    for (const Offer& o : offers) batch.insert(batch.end(), o.events->begin(), o.events->end());
     return ingest(batch, 0);
   }
   // Offers that continue one another form one batch; a gap before an offer is read from the
@@ -194,7 +193,7 @@ bool LivePipeline::process(std::vector<Offer>& offers) {
     batch.clear();
     return ok;
   };
-  for (Offer& o : offers) {
+  for (const Offer& o : offers) {
     if (o.first_seq > pos + 1) {
       if (!flush_batch() || !catch_up(o.first_seq - 1)) return false;
       pos = pipeline_->event_log_seq();
@@ -202,11 +201,10 @@ bool LivePipeline::process(std::vector<Offer>& offers) {
     if (o.last_seq <= pos) continue;  // already read from the log
     // A commit is read from the log whole or not at all, so `pos` inside an offer only happens
     // if the log's rows were not contiguous; skip the part already covered.
-    const auto skip =
-        std::min(static_cast<size_t>(std::max<int64_t>(0, pos + 1 - o.first_seq)), o.events.size());
-    batch.insert(batch.end(),
-                 std::make_move_iterator(o.events.begin() + static_cast<std::ptrdiff_t>(skip)),
-                 std::make_move_iterator(o.events.end()));
+    const auto skip = std::min(static_cast<size_t>(std::max<int64_t>(0, pos + 1 - o.first_seq)),
+                               o.events->size());
+    batch.insert(batch.end(), o.events->begin() + static_cast<std::ptrdiff_t>(skip),
+                 o.events->end());
     pos = o.last_seq;
   }
   return flush_batch();

@@ -6,7 +6,7 @@
 //   options.event_log_path = "data/ocppgw.db";
 //   auto live = analytics::LivePipeline::start(options, &s);   // opens data/analytics.db
 //   sink.add_commit_listener([&](const CommittedBatch& b) {
-//     live->offer(copy of b.events, b.first_seq, b.last_seq); });
+//     live->offer(b.events, b.first_seq, b.last_seq); });
 //   ...
 //   live->stop();   // on shutdown, after the sink has stopped: drains what was offered
 // stats() is safe from any thread (for /metrics and the status page).
@@ -91,7 +91,12 @@ class LivePipeline {
   LivePipeline& operator=(const LivePipeline&) = delete;
 
   // `first_seq`..`last_seq`: the events' positions in the event log (0 when there is none).
-  void offer(std::vector<Event> events, int64_t first_seq = 0, int64_t last_seq = 0);
+  // The events are shared with the caller (the sink's commit), so offering copies nothing.
+  void offer(std::shared_ptr<const std::vector<Event>> events, int64_t first_seq = 0,
+             int64_t last_seq = 0);
+  void offer(std::vector<Event> events, int64_t first_seq = 0, int64_t last_seq = 0) {
+    offer(std::make_shared<const std::vector<Event>>(std::move(events)), first_seq, last_seq);
+  }
   // Processes everything offered so far, then stops the thread. Idempotent.
   void stop();
   // Blocks until everything offered before the call has been processed (tests, rebuild).
@@ -100,7 +105,7 @@ class LivePipeline {
 
  private:
   struct Offer {
-    std::vector<Event> events;
+    std::shared_ptr<const std::vector<Event>> events;
     int64_t first_seq = 0, last_seq = 0;
   };
 
@@ -111,7 +116,7 @@ class LivePipeline {
   bool take(std::vector<Offer>& offers, bool& catch_up);
   // Ingests the offers in log order, reading any gap before them from the event log. These
   // return false when a batch failed (it was rolled back).
-  bool process(std::vector<Offer>& offers);
+  bool process(const std::vector<Offer>& offers);
   // Reads the event log past the watermark up to `up_to` (inclusive) into the pipeline.
   bool catch_up(int64_t up_to);
   bool ingest(std::span<const Event> events, int64_t last_seq);

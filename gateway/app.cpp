@@ -74,8 +74,7 @@ class AnalyticsComponent : public Component {
     live_ = analytics::LivePipeline::start(options, &status);
     if (!live_) return Status::error("analytics: " + status.message());
     app.sink().add_commit_listener([live = live_.get()](const CommittedBatch& batch) {
-      live->offer(std::vector<analytics::Event>(batch.events.begin(), batch.events.end()),
-                  batch.first_seq, batch.last_seq);
+      live->offer(batch.events, batch.first_seq, batch.last_seq);
     });
     app.services().health_parts.push_back(
         {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }});

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -45,8 +44,10 @@ struct SinkStats {
 
 // One commit's events and their positions in the event log (events.seq first_seq..last_seq,
 // consecutive).
+// The events are shared, not copied: a listener that keeps them (analytics) holds the pointer
+// and the sink thread moves on to its next commit at once.
 struct CommittedBatch {
-  std::span<const analytics::Event> events;
+  std::shared_ptr<const std::vector<analytics::Event>> events;
   int64_t first_seq = 0;
   int64_t last_seq = 0;
 };

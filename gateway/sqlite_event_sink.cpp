@@ -160,8 +160,11 @@ void SqliteEventSink::run() {
         std::lock_guard lock(mu_);
         listeners = listeners_;
       }
-      committed_batch.events = events;
+      committed_batch.events =
+          std::make_shared<const std::vector<analytics::Event>>(std::move(events));
+      events = {};
       for (const auto& listener : listeners) listener(committed_batch);
+      committed_batch.events.reset();
     }
   }
 }

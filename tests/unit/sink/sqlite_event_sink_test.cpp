@@ -112,7 +112,7 @@ TEST(SqliteEventSink, StoresCanonicalJsonAndCallsListenersInSeqOrder) {
   std::vector<std::string> heard;
   std::vector<std::pair<int64_t, int64_t>> seqs;
   sink->add_commit_listener([&](const CommittedBatch& batch) {
-    for (const auto& e : batch.events) heard.push_back(e.event_id);
+    for (const auto& e : *batch.events) heard.push_back(e.event_id);
     seqs.emplace_back(batch.first_seq, batch.last_seq);
   });
   SinkEntry e = frame_entry("CP1", 1, 3);
