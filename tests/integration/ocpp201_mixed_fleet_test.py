@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import os
 import sqlite3
-import sys
 
 import websockets
 from ocpp.v16 import ChargePoint as ChargePoint16
@@ -20,20 +19,12 @@ from ocpp.v16 import call as call16
 from ocpp.v201 import ChargePoint as ChargePoint201
 from ocpp.v201 import call as call201
 
+from checklist import check, iso, run  # noqa: E402  (tests/integration, beside this file)
+
 URL = os.environ["OCPPGW_URL"].rstrip("/")
 DB = os.environ["OCPPGW_DB"]
 SIZE = int(os.environ.get("MIXED_FLEET_SIZE", "10"))
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("[PASS] " if ok else "[FAIL] ") + name + ("" if ok else f": {detail}"), flush=True)
-
-
-def iso(t):
-    return t.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 async def run_16(cp_id, start):
@@ -133,10 +124,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as e:  # noqa: BLE001 - report, count, and fail
-        check("test run completed", False, repr(e))
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run(main)

@@ -21,11 +21,12 @@ import json
 import os
 import pathlib
 import sqlite3
-import sys
 
 import websockets
 from ocpp.charge_point import camel_to_snake_case
 from ocpp.v201 import ChargePoint, call
+
+from checklist import check, iso, run  # noqa: E402  (tests/integration, beside this file)
 
 URL = os.environ["OCPPGW_URL"].rstrip("/")
 DB = os.environ.get("OCPPGW_DB")
@@ -34,16 +35,6 @@ RAW_TOKEN = "04A2B3C4D5E680"
 CP_ID = "py201-1"
 RAW_CP_ID = "py201-raw"
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("[PASS] " if ok else "[FAIL] ") + name + ("" if ok else f": {detail}"), flush=True)
-
-
-def iso(t):
-    return t.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def ms(text):
@@ -256,10 +247,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as e:  # noqa: BLE001 - report, count, and fail
-        check("test run completed", False, repr(e))
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run(main)
