@@ -12,7 +12,8 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
-#include "analytics/time.hpp"
+#include "util/hex.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::analytics {
 namespace {
@@ -28,16 +29,6 @@ constexpr std::array<std::string_view, 15> kEventTypeNames = {
     "Notification",      "Connection",       "Invalid",
 };
 static_assert(kEventTypeNames.size() == static_cast<size_t>(EventType::Invalid) + 1);
-
-std::string to_hex(const unsigned char* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(n * 2, '0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[bytes[i] >> 4];
-    out[2 * i + 1] = kDigits[bytes[i] & 0xF];
-  }
-  return out;
-}
 
 template <typename T>
 json opt(const std::optional<T>& v) {
@@ -206,8 +197,8 @@ json to_json(const Event& e) {
       {"event_type", to_string(e.event_type)},
       {"ocpp_action", e.ocpp_action},
       {"message_id", opt(e.message_id)},
-      {"event_ts", format_rfc3339_ms(e.event_ts_ms)},
-      {"ingest_ts", format_rfc3339_ms(e.ingest_ts_ms)},
+      {"event_ts", util::format_rfc3339_ms(e.event_ts_ms)},
+      {"ingest_ts", util::format_rfc3339_ms(e.ingest_ts_ms)},
       {"transaction_id", opt(e.transaction_id)},
       {"seq_no", opt(e.seq_no)},
       {"trigger_reason", opt(e.trigger_reason)},
@@ -246,7 +237,7 @@ std::string to_json_string(const Event& e) {
   append_member(out, "current_a", e.current_a);
   append_member(out, "error_code", e.error_code);
   append_member(out, "event_id", e.event_id);
-  append_member(out, "event_ts", format_rfc3339_ms(e.event_ts_ms));
+  append_member(out, "event_ts", util::format_rfc3339_ms(e.event_ts_ms));
   append_member(out, "event_type", to_string(e.event_type));
   append_member(out, "evse_id", e.evse_id);
   append_key(out, "extra");
@@ -258,7 +249,7 @@ std::string to_json_string(const Event& e) {
   append_member(out, "flags", e.flags);
   append_member(out, "gateway_node", e.gateway_node);
   append_member(out, "id_token_hash", e.id_token_hash);
-  append_member(out, "ingest_ts", format_rfc3339_ms(e.ingest_ts_ms));
+  append_member(out, "ingest_ts", util::format_rfc3339_ms(e.ingest_ts_ms));
   append_member(out, "message_id", e.message_id);
   append_member(out, "meter_wh", e.meter_wh);
   append_member(out, "ocpp_action", e.ocpp_action);
@@ -301,8 +292,8 @@ std::optional<Event> from_json(const json& j, std::string* error) {
   req_string("gateway_node", e.gateway_node);
   if (!req_string("event_ts", event_ts)) return fail("missing or non-string 'event_ts'");
   if (!req_string("ingest_ts", ingest_ts)) return fail("missing or non-string 'ingest_ts'");
-  auto ets = parse_rfc3339_ms(event_ts);
-  auto its = parse_rfc3339_ms(ingest_ts);
+  auto ets = util::parse_rfc3339_ms(event_ts);
+  auto its = util::parse_rfc3339_ms(ingest_ts);
   if (!ets) return fail("unparsable 'event_ts' '" + event_ts + "'");
   if (!its) return fail("unparsable 'ingest_ts' '" + ingest_ts + "'");
   e.event_ts_ms = *ets;
@@ -351,7 +342,7 @@ std::string make_event_id(std::string_view charge_point_id, std::string_view mes
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx, digest, &len);
   EVP_MD_CTX_free(ctx);
-  return to_hex(digest, 16);
+  return util::to_hex(digest, 16);
 }
 
 std::string hash_id_token(std::string_view secret, std::string_view token) {
@@ -359,7 +350,7 @@ std::string hash_id_token(std::string_view secret, std::string_view token) {
   unsigned int len = 0;
   HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
        reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest, &len);
-  return to_hex(digest, len);
+  return util::to_hex(digest, len);
 }
 
 }  // namespace ocppgw::analytics

@@ -8,20 +8,11 @@
 
 #include <openssl/sha.h>
 
-#include "analytics/time.hpp"
+#include "util/hex.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::analytics {
 namespace {
-
-std::string hex(const unsigned char* p, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(n * 2, '0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[p[i] >> 4];
-    out[2 * i + 1] = kDigits[p[i] & 0xF];
-  }
-  return out;
-}
 
 template <typename T>
 void put(std::string& s, const std::optional<T>& v) {
@@ -59,7 +50,8 @@ std::optional<std::string> extra_text(const nlohmann::json& extra,
 double round_kwh(double kwh) { return std::round(kwh * 1e6) / 1e6; }
 
 std::string day_of(int64_t ts_ms, int offset_minutes) {
-  return format_rfc3339_ms(ts_ms + static_cast<int64_t>(offset_minutes) * 60000).substr(0, 10);
+  return util::format_rfc3339_ms(ts_ms + static_cast<int64_t>(offset_minutes) * 60000)
+      .substr(0, 10);
 }
 
 std::string make_session_id(std::string_view charge_point_id, std::string_view transaction_id) {
@@ -68,7 +60,7 @@ std::string make_session_id(std::string_view charge_point_id, std::string_view t
   s += transaction_id;
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
-  return hex(digest, 16);
+  return util::to_hex(digest, 16);
 }
 
 bool SessionFold::before(const SessionEvent& a, const SessionEvent& b) {
@@ -173,7 +165,7 @@ SessionRow SessionFold::finish(std::string_view charge_point_id, std::string_vie
   put(h, std::optional<int64_t>(r.is_open));
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(h.data()), h.size(), digest);
-  r.row_hash = hex(digest, 8);
+  r.row_hash = util::to_hex(digest, 8);
   return r;
 }
 

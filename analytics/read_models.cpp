@@ -7,7 +7,7 @@
 
 #include <sqlite3.h>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::analytics {
 namespace {
@@ -63,7 +63,7 @@ json query_json(storage::Db& db, const std::string& sql, const std::vector<stora
         case SQLITE_INTEGER: {
           int64_t v = sqlite3_column_int64(st, c);
           if (is_time_column(name))
-            row[std::string(name)] = format_rfc3339_ms(v);
+            row[std::string(name)] = util::format_rfc3339_ms(v);
           else if (is_bool_column(name))
             row[std::string(name)] = v != 0;
           else
@@ -114,8 +114,8 @@ json ReadModels::fleet_overview() {
   const int64_t clock =
       scalar(*db_, "SELECT COALESCE(MAX(value), 0) FROM pipeline_state WHERE key = 'data_clock_ms'")
           .get<int64_t>();
-  o["data_clock"] = clock ? json(format_rfc3339_ms(clock)) : json(nullptr);
-  const std::string today = format_rfc3339_ms(clock ? clock : now_ms()).substr(0, 10);
+  o["data_clock"] = clock ? json(util::format_rfc3339_ms(clock)) : json(nullptr);
+  const std::string today = util::format_rfc3339_ms(clock ? clock : util::now_ms()).substr(0, 10);
   json day = query_json(*db_,
                         "SELECT COALESCE(SUM(sessions_total), 0) AS sessions, "
                         "COALESCE(SUM(sessions_completed), 0) AS completed, "
@@ -276,7 +276,7 @@ json ReadModels::dq_metrics(size_t recent_batches) {
                                    {static_cast<int64_t>(recent_batches)});
   m["alerts"] = query_json(*db_, "SELECT * FROM dq_alerts ORDER BY alert_id DESC LIMIT 20");
   m["conservation"] = fleet_overview()["conservation"];
-  m["data_clock"] = clock ? json(format_rfc3339_ms(clock)) : json(nullptr);
+  m["data_clock"] = clock ? json(util::format_rfc3339_ms(clock)) : json(nullptr);
   return m;
 }
 

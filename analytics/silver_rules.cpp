@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::analytics {
 namespace {
@@ -108,7 +108,7 @@ Verdict normalize_event(Event& e, const SilverRules& rules) {
     v.add(reason::kInvalidTimestamp, "device timestamp could not be parsed by the gateway");
   if (e.event_ts_ms < rules.min_plausible_ts_ms)
     v.add(reason::kInvalidTimestamp,
-          "device time " + format_rfc3339_ms(e.event_ts_ms) + " is before 2000-01-01");
+          "device time " + util::format_rfc3339_ms(e.event_ts_ms) + " is before 2000-01-01");
   if (e.schema_version > kSchemaVersion || e.schema_version < 1)
     v.add(reason::kSchemaMismatch,
           "schema_version " + std::to_string(e.schema_version) + " is not understood");
@@ -178,7 +178,7 @@ RawParse parse_raw_event(std::string_view text, const std::optional<std::string>
   *type = trim(type->get<std::string>());
   for (const char* ts : {"event_ts", "ingest_ts"}) {
     auto it = j.find(ts);
-    if (it == j.end() || !it->is_string() || !parse_rfc3339_ms(it->get<std::string>())) {
+    if (it == j.end() || !it->is_string() || !util::parse_rfc3339_ms(it->get<std::string>())) {
       r.verdict.add(reason::kInvalidTimestamp,
                     std::string(ts) + " " + (it == j.end() ? std::string("missing") : it->dump()));
       return r;

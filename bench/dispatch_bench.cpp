@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "analytics/event.hpp"
-#include "gateway/rpc/dispatcher.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
+#include "rpc/dispatcher.hpp"
 #include "tests/support/fake_csms_state.hpp"
 #include "tests/unit/rpc/context.hpp"
 

@@ -20,7 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "gateway/kafka_publisher.hpp"
+#include "kafka/publisher.hpp"
 #include "tests/unit/kafka/event_log_writer.hpp"
 
 namespace {
@@ -46,8 +46,8 @@ std::vector<std::string> charge_points(int n) {
   return v;
 }
 
-gateway::KafkaConfig config(const Args& a, const std::string& db, const std::string& topic) {
-  gateway::KafkaConfig c;
+kafka::KafkaConfig config(const Args& a, const std::string& db, const std::string& topic) {
+  kafka::KafkaConfig c;
   c.db_path = db;
   c.topic = topic;
   c.properties["bootstrap.servers"] = a.brokers;
@@ -78,7 +78,7 @@ int drain(const Args& a, const std::filesystem::path& dir) {
               static_cast<double>(bytes) / static_cast<double>(written), fill_s);
   std::fflush(stdout);
 
-  gateway::KafkaPublisher p(config(a, db, a.topic + "-drain"));
+  kafka::KafkaPublisher p(config(a, db, a.topic + "-drain"));
   auto t1 = Clock::now();
   if (auto s = p.start(); !s.ok()) {
     std::fprintf(stderr, "publisher: %s\n", s.message().c_str());
@@ -125,15 +125,15 @@ int latency(const Args& a, const std::filesystem::path& dir) {
         .count();
   };
 
-  gateway::KafkaConfig c = config(a, db, a.topic + "-latency");
-  c.on_delivery = [&](const gateway::DeliveryReport& r) {
+  kafka::KafkaConfig c = config(a, db, a.topic + "-latency");
+  c.on_delivery = [&](const kafka::DeliveryReport& r) {
     if (r.error != 0) return;
     int64_t idx = r.seq - first_seq.load();
     if (idx < 0 || idx >= static_cast<int64_t>(received.size())) return;
     latencies_ms.push_back(static_cast<double>(now_ns() - received[static_cast<size_t>(idx)]) /
                            1e6);
   };
-  gateway::KafkaPublisher p(c);
+  kafka::KafkaPublisher p(c);
   if (auto s = p.start(); !s.ok()) {
     std::fprintf(stderr, "publisher: %s\n", s.message().c_str());
     return 1;

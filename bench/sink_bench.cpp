@@ -18,9 +18,8 @@
 #include <CLI/CLI.hpp>
 
 #include "analytics/event.hpp"
-#include "analytics/time.hpp"
-#include "gateway/csms_state.hpp"  // rpc::WriteSet, destroyed with each SinkEntry
-#include "gateway/sqlite_event_sink.hpp"
+#include "csms/sqlite_event_sink.hpp"
+#include "util/time.hpp"
 
 namespace {
 
@@ -34,14 +33,14 @@ struct Ready {
   bool done = false;
 };
 
-gateway::SinkEntry make_entry(int client, int64_t n) {
-  gateway::SinkEntry e;
+csms::SinkEntry make_entry(int client, int64_t n) {
+  csms::SinkEntry e;
   e.charge_point_id = "CP" + std::to_string(client);
   e.raw_frame = "[2,\"" + std::to_string(n) +
                 "\",\"MeterValues\",{\"connectorId\":1,\"transactionId\":42,\"meterValue\":[{"
                 "\"timestamp\":\"2024-01-01T00:00:00Z\",\"sampledValue\":[{\"value\":\"1234\","
                 "\"measurand\":\"Energy.Active.Import.Register\",\"unit\":\"Wh\"}]}]}]";
-  e.received_ms = analytics::now_ms();
+  e.received_ms = util::now_ms();
   analytics::Event ev;
   ev.event_id = e.charge_point_id + "-" + std::to_string(n);
   ev.charge_point_id = e.charge_point_id;
@@ -79,12 +78,12 @@ int main(int argc, char** argv) {
 
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  gateway::SqliteSinkOptions options;
+  csms::SqliteSinkOptions options;
   options.db_path = dir + "/bench.db";
   options.max_linger_us = linger_us;
   options.synchronous_full = !no_fsync;
   storage::Status s;
-  auto sink = gateway::make_sqlite_event_sink(options, &s);
+  auto sink = csms::make_sqlite_event_sink(options, &s);
   if (!sink) {
     std::fprintf(stderr, "sink: %s\n", s.message().c_str());
     return 1;
@@ -101,7 +100,7 @@ int main(int argc, char** argv) {
 
   auto submit = [&](int c) {
     const auto i = static_cast<size_t>(c);
-    gateway::SinkEntry e = make_entry(c, seq[i]++);
+    csms::SinkEntry e = make_entry(c, seq[i]++);
     sent[i] = Clock::now();
     e.on_durable = [&, c, i](bool ok) {
       if (!ok) ++failures;
@@ -138,13 +137,13 @@ int main(int argc, char** argv) {
   for (int c = 0; c < clients; ++c) submit(c);
 
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // warm-up
-  const gateway::SinkStats before = sink->stats();
+  const csms::SinkStats before = sink->stats();
   measuring = true;
   const auto t0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   measuring = false;
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-  const gateway::SinkStats after = sink->stats();
+  const csms::SinkStats after = sink->stats();
   {
     std::lock_guard lock(ready.mu);
     ready.done = true;

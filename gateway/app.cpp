@@ -8,23 +8,22 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "analytics/live_pipeline.hpp"
+#include "csms/sqlite_event_sink.hpp"
 #include "gateway/auth.hpp"
-#include "gateway/csms_state.hpp"
 #include "gateway/http_session.hpp"
-#include "gateway/kafka_publisher.hpp"
 #include "gateway/listener.hpp"
-#include "gateway/logging.hpp"
-#include "gateway/sqlite_event_sink.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
+#include "kafka/publisher.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
+#include "util/logging.hpp"
 
 namespace ocppgw::gateway {
 namespace {
 
 namespace net = boost::asio;
-using storage::Status;
+using util::Status;
 
 // How long shutdown waits for sessions to answer what they have read and close.
 constexpr auto kSessionCloseGrace = std::chrono::seconds(5);
@@ -33,18 +32,17 @@ class KafkaComponent : public Component {
  public:
   Status start(App& app) override {
     const Config& c = app.config();
-    KafkaConfig kc;
+    kafka::KafkaConfig kc;
     kc.db_path = c.db_path();
     if (auto s = kc.set("topic", c.kafka_topic); !s.ok()) return s;
     if (!c.kafka_brokers.empty())
       if (auto s = kc.set("brokers", c.kafka_brokers); !s.ok()) return s;
     for (const auto& [k, v] : c.kafka_settings)
       if (auto s = kc.set(k, v); !s.ok()) return Status::error("kafka." + k + ": " + s.message());
-    publisher_ = std::make_unique<KafkaPublisher>(std::move(kc));
+    publisher_ = std::make_unique<kafka::KafkaPublisher>(std::move(kc));
     if (auto s = publisher_->start(); !s.ok()) return s;
     app.sink().add_commit_listener([p = publisher_.get()](const auto&) { p->notify(); });
-    app.services().health_parts.push_back(
-        {"kafka", [p = publisher_.get()] { return to_json(p->stats()); }});
+    app.health().add({"kafka", [p = publisher_.get()] { return to_json(p->stats()); }, {}});
     log::info("kafka_publisher", "",
               {{"brokers",
                 c.kafka_brokers.empty() ? "none (events wait in the outbox)" : c.kafka_brokers},
@@ -56,7 +54,7 @@ class KafkaComponent : public Component {
   }
 
  private:
-  std::unique_ptr<KafkaPublisher> publisher_;
+  std::unique_ptr<kafka::KafkaPublisher> publisher_;
 };
 
 // The in-process analytics pipeline (Silver/Gold on data/analytics.db), fed after each commit.
@@ -64,7 +62,7 @@ class AnalyticsComponent : public Component {
  public:
   Status start(App& app) override {
     analytics::LivePipeline::Options options;
-    options.pipeline.path = app.config().data_dir + "/analytics.db";
+    options.pipeline.path = app.config().analytics_db_path();
     // Analytics catches up from the event log's watermark after any crash, so its own commits
     // need not be fsynced (and stay off the disk the acks wait on).
     options.event_log_path = app.config().db_path();
@@ -73,11 +71,11 @@ class AnalyticsComponent : public Component {
     Status status;
     live_ = analytics::LivePipeline::start(options, &status);
     if (!live_) return Status::error("analytics: " + status.message());
-    app.sink().add_commit_listener([live = live_.get()](const CommittedBatch& batch) {
+    app.sink().add_commit_listener([live = live_.get()](const csms::CommittedBatch& batch) {
       live->offer(batch.events, batch.first_seq, batch.last_seq);
     });
-    app.services().health_parts.push_back(
-        {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }});
+    app.health().add(
+        {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }, {}});
     return {};
   }
   void stop() override {
@@ -124,39 +122,35 @@ Status App::start() {
   if (fs_ec)
     return Status::error("cannot create data dir " + config_.data_dir + ": " + fs_ec.message());
 
-  std::string secret = config_.id_token_secret;
-  if (secret.empty()) {
-    bool generated = false;
-    std::string error;
-    auto s = load_or_create_secret(config_.data_dir, &generated, &error);
-    if (!s) return Status::error(error);
-    secret = *s;
+  bool generated = false;
+  Status status;
+  const auto secret = id_token_secret(config_, &generated, &status);
+  if (!secret) return status;
+  if (config_.id_token_secret.empty())
     log::warn(generated ? "id_token_secret_generated" : "id_token_secret_from_data_dir", "",
               {{"path", config_.data_dir + "/id_token_secret"},
                {"hint", "set OCPPGW_ID_TOKEN_SECRET (the same on every node) in production"}});
-  }
   policy_.heartbeat_interval_s = config_.heartbeat_interval_s;
-  policy_.id_token_secret = secret;
+  policy_.id_token_secret = *secret;
   policy_.gateway_node = "node-" + std::to_string(config_.node_index);
 
-  CsmsPolicy csms;
+  csms::CsmsPolicy csms;
   csms.unknown_charge_point =
-      config_.unknown_charge_points == "Pending"    ? UnknownChargePoint::Pending
-      : config_.unknown_charge_points == "Rejected" ? UnknownChargePoint::Reject
-                                                    : UnknownChargePoint::Accept;
-  csms.unknown_id_token =
-      config_.unknown_tokens == "Accepted" ? UnknownIdToken::Accept : UnknownIdToken::Invalid;
+      config_.unknown_charge_points == "Pending"    ? csms::UnknownChargePoint::Pending
+      : config_.unknown_charge_points == "Rejected" ? csms::UnknownChargePoint::Reject
+                                                    : csms::UnknownChargePoint::Accept;
+  csms.unknown_id_token = config_.unknown_tokens == "Accepted" ? csms::UnknownIdToken::Accept
+                                                               : csms::UnknownIdToken::Invalid;
   csms.heartbeat_interval_s = config_.heartbeat_interval_s;
   csms.node_index = config_.node_index;
   csms.stride = config_.node_stride;
-  csms.id_token_secret = secret;
+  csms.id_token_secret = *secret;
 
-  Status status;
-  state_ = SqliteCsmsState::open(config_.db_path(), csms, &status);
+  state_ = csms::SqliteCsmsState::open(config_.db_path(), csms, &status);
   if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());
-  SqliteSinkOptions sink_options;
+  csms::SqliteSinkOptions sink_options;
   sink_options.db_path = config_.db_path();
-  sink_ = make_sqlite_event_sink(sink_options, &status);
+  sink_ = csms::make_sqlite_event_sink(sink_options, &status);
   if (!sink_) return Status::error("starting the event sink: " + status.message());
 
   services_ = std::make_unique<Services>(
@@ -166,10 +160,10 @@ Status App::start() {
                *sink_,
                registry_,
                {&ocpp16::protocol(), &ocpp201::protocol()},
-               {},
-               {},
+               router_.handler(),
                [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); }});
-  services_->http_handler = health_handler(*services_);
+  add_health_sections(health_, *services_);
+  health_.add_routes(router_);
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;

@@ -17,26 +17,28 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "csms/event_sink.hpp"
+#include "csms/sqlite_csms_state.hpp"
 #include "gateway/config.hpp"
-#include "gateway/event_sink.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
-#include "storage/db.hpp"
+#include "util/status.hpp"
+#include "web/health.hpp"
+#include "web/router.hpp"
 
 namespace ocppgw::gateway {
 
 class App;
 class BasicAuthenticator;
 class Listener;
-class SqliteCsmsState;
 
 // Something that lives as long as the serving process. start() runs after the sink exists and
-// before the listener accepts (register commit listeners, replace the HTTP handler there);
+// before the listener accepts (register commit listeners, /health sections and routes there);
 // stop() runs after the sink has stopped, in reverse order of registration.
 class Component {
  public:
   virtual ~Component() = default;
-  virtual storage::Status start(App& app) = 0;
+  virtual util::Status start(App& app) = 0;
   virtual void stop() = 0;
 };
 
@@ -51,7 +53,7 @@ class App {
 
   // Opens storage, starts components, I/O threads and the listener. Installs SIGINT/SIGTERM
   // handlers that call request_stop().
-  storage::Status start();
+  util::Status start();
   // Blocks until request_stop(), then shuts down in order. Returns the exit code.
   int wait();
   void request_stop();
@@ -60,26 +62,28 @@ class App {
   uint16_t port() const;      // of the plain ws listener (0: off)
   uint16_t tls_port() const;  // of the wss listener (0: off)
   Services& services() { return *services_; }
-  EventSink& sink() { return *sink_; }
+  csms::EventSink& sink() { return *sink_; }
   SessionRegistry& registry() { return registry_; }
   boost::asio::io_context& io_context() { return ioc_; }
-  // The non-upgrade HTTP handler; components wrap it (call before the listener starts).
-  void set_http_handler(HttpHandler handler) { services_->http_handler = std::move(handler); }
-  const HttpHandler& http_handler() const { return services_->http_handler; }
+  // Where components add /health sections and HTTP routes (before the listeners start).
+  web::Health& health() { return health_; }
+  web::Router& router() { return router_; }
 
  private:
   // Part of start(): the plain and the TLS listener as configured.
-  storage::Status start_listeners();
+  util::Status start_listeners();
 
   Config config_;
   rpc::Policy policy_;
   boost::asio::io_context ioc_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
-  std::unique_ptr<SqliteCsmsState> state_;
-  std::unique_ptr<EventSink> sink_;
+  std::unique_ptr<csms::SqliteCsmsState> state_;
+  std::unique_ptr<csms::EventSink> sink_;
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
+  web::Health health_;
+  web::Router router_;
   std::unique_ptr<BasicAuthenticator> authenticator_;  // when a listener requires HTTP Basic
   std::shared_ptr<Listener> listener_;                 // plain ws
   std::shared_ptr<Listener> tls_listener_;             // wss

@@ -1,12 +1,10 @@
-// gateway/auth.cpp: password hashing and HTTP Basic verification (see auth.hpp).
+// gateway/auth.cpp: HTTP Basic verification (see auth.hpp).
 #include "gateway/auth.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
 #include <boost/asio/post.hpp>
 #include "storage/gateway_db.hpp"
@@ -15,49 +13,6 @@ namespace ocppgw::gateway {
 namespace {
 
 namespace net = boost::asio;
-
-constexpr size_t kSaltBytes = 16;
-constexpr size_t kKeyBytes = 32;
-
-std::string to_hex(const unsigned char* data, size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    out += kHex[data[i] >> 4];
-    out += kHex[data[i] & 15];
-  }
-  return out;
-}
-
-std::optional<std::string> from_hex(std::string_view hex) {
-  auto digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
-
-std::optional<std::string> pbkdf2(std::string_view password, std::string_view salt,
-                                  int64_t iterations) {
-  if (iterations <= 0 || iterations > (1 << 24)) return std::nullopt;
-  unsigned char key[kKeyBytes];
-  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()),
-                        reinterpret_cast<const unsigned char*>(salt.data()),
-                        static_cast<int>(salt.size()), static_cast<int>(iterations), EVP_sha256(),
-                        sizeof key, key) != 1)
-    return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(key), sizeof key);
-}
 
 // RFC 4648 base64 with padding, nothing else accepted (no whitespace, no URL alphabet).
 std::optional<std::string> decode_base64(std::string_view in) {
@@ -100,44 +55,6 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
-
-std::string password_error(std::string_view password) {
-  if (password.size() < kMinPasswordLength || password.size() > kMaxPasswordLength)
-    return "the password must have " + std::to_string(kMinPasswordLength) + " to " +
-           std::to_string(kMaxPasswordLength) + " characters (OCPP), this one has " +
-           std::to_string(password.size());
-  for (char ch : password) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) return "the password must not contain control characters";
-  }
-  return {};
-}
-
-std::optional<storage::ChargePointCredential> make_credential(std::string charge_point_id,
-                                                              std::string_view password,
-                                                              int iterations, int64_t updated_ms) {
-  unsigned char salt[kSaltBytes];
-  if (RAND_bytes(salt, sizeof salt) != 1) return std::nullopt;
-  const std::string salt_bytes(reinterpret_cast<const char*>(salt), sizeof salt);
-  auto key = pbkdf2(password, salt_bytes, iterations);
-  if (!key) return std::nullopt;
-  return storage::ChargePointCredential{
-      std::move(charge_point_id),
-      std::string(kPasswordAlgorithm),
-      iterations,
-      to_hex(salt, sizeof salt),
-      to_hex(reinterpret_cast<const unsigned char*>(key->data()), key->size()),
-      updated_ms};
-}
-
-bool verify_password(const storage::ChargePointCredential& c, std::string_view password) {
-  if (c.algorithm != kPasswordAlgorithm) return false;
-  const auto salt = from_hex(c.salt_hex);
-  const auto expected = from_hex(c.derived_key_hex);
-  if (!salt || !expected || expected->size() != kKeyBytes) return false;
-  const auto actual = pbkdf2(password, *salt, c.iterations);
-  return actual && CRYPTO_memcmp(actual->data(), expected->data(), kKeyBytes) == 0;
-}
 
 BasicParse parse_basic_authorization(std::string_view header) {
   BasicParse out;
@@ -266,7 +183,7 @@ void BasicAuthenticator::verify(std::string charge_point_id, std::string_view au
   net::post(pool_, [this, credential = std::move(*credential), key = std::move(key),
                     password = std::move(parsed.credentials->password),
                     executor = std::move(executor), done = std::move(done)]() mutable {
-    const bool ok = verify_password(credential, password);
+    const bool ok = csms::verify_password(credential, password);
     OPENSSL_cleanse(password.data(), password.size());
     ++hash_computations_;
     --pending_;

@@ -30,31 +30,11 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "csms/passwords.hpp"
 #include "storage/charge_point_credentials.hpp"
 #include "storage/db.hpp"
 
 namespace ocppgw::gateway {
-
-inline constexpr std::string_view kPasswordAlgorithm = "pbkdf2-sha256";
-// High enough to make an offline guess of a stolen hash slow, low enough (~10 ms on one core)
-// that a fleet reconnecting after a gateway restart is verified within seconds. OCPP Basic
-// passwords are machine-generated (16-40 characters), so entropy carries most of the weight.
-inline constexpr int kDefaultPasswordIterations = 20000;
-// OCPP 1.6 (AuthorizationKey) and 2.0.1 (BasicAuthPassword) passwords: 16 to 40 characters.
-inline constexpr size_t kMinPasswordLength = 16;
-inline constexpr size_t kMaxPasswordLength = 40;
-
-// Why `password` may not be stored (empty: acceptable).
-std::string password_error(std::string_view password);
-
-// A fresh credential for `charge_point_id`: new random salt, PBKDF2 of `password`.
-// Returns nullopt only when the system RNG fails.
-std::optional<storage::ChargePointCredential> make_credential(std::string charge_point_id,
-                                                              std::string_view password,
-                                                              int iterations, int64_t updated_ms);
-// Recomputes the hash of `password` with the credential's salt and iterations and compares in
-// constant time. False for an unknown algorithm or malformed stored values.
-bool verify_password(const storage::ChargePointCredential& credential, std::string_view password);
 
 // The user and password of an `Authorization: Basic <base64(user:password)>` header value.
 struct BasicCredentials {

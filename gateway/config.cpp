@@ -1,6 +1,8 @@
 // gateway/config.cpp: one table of options feeds the TOML file, the environment and CLI11.
 #include "gateway/config.hpp"
 
+#include "util/secret.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +15,6 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
-
-#include <openssl/rand.h>
 
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
@@ -481,44 +481,11 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
   return c;
 }
 
-std::optional<std::string> load_or_create_secret(const std::string& data_dir, bool* generated,
-                                                 std::string* error) {
+std::optional<std::string> id_token_secret(const Config& config, bool* generated,
+                                           util::Status* status) {
   if (generated) *generated = false;
-  const std::string path = data_dir + "/id_token_secret";
-  std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (std::ifstream in(path); in) {
-    std::string secret;
-    std::getline(in, secret);
-    secret = trim(secret);
-    if (!secret.empty()) return secret;
-  }
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    if (error) *error = "cannot generate a random secret";
-    return std::nullopt;
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string secret;
-  for (unsigned char b : bytes) {
-    secret += kHex[b >> 4];
-    secret += kHex[b & 15];
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    if (error) *error = "cannot create " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  const std::string line = secret + "\n";
-  const bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-                  ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) {
-    if (error) *error = "cannot write " + path;
-    return std::nullopt;
-  }
-  if (generated) *generated = true;
-  return secret;
+  if (!config.id_token_secret.empty()) return config.id_token_secret;
+  return util::load_or_create_secret(config.data_dir + "/id_token_secret", generated, status);
 }
 
 }  // namespace ocppgw::gateway

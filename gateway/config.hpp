@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "gateway/rpc/action.hpp"
-#include "gateway/rpc/rpc_error.hpp"
+#include "rpc/action.hpp"
+#include "rpc/rpc_error.hpp"
+#include "util/status.hpp"
 
 namespace CLI {
 class App;
@@ -73,6 +74,8 @@ struct Config {
   std::string log_format = "text";  // text | json
 
   std::string db_path() const { return data_dir + "/ocppgw.db"; }
+  // The analytics store (rebuildable from the event log; see analytics/README.md).
+  std::string analytics_db_path() const { return data_dir + "/analytics.db"; }
   bool plain_enabled() const { return !listen_address.empty(); }
   bool tls_enabled() const { return !tls_listen_address.empty(); }
   rpc::ValidationMode validation_for(std::string_view charge_point_id) const;
@@ -99,9 +102,10 @@ class ConfigLoader {
   std::unique_ptr<State> state_;
 };
 
-// Reads <data_dir>/id_token_secret, creating it (random, 0600) when absent. Sets *generated when
-// it had to create one so the caller can warn that no secret was configured.
-std::optional<std::string> load_or_create_secret(const std::string& data_dir, bool* generated,
-                                                 std::string* error);
+// The HMAC key for id tokens: the configured one, else <data_dir>/id_token_secret (created,
+// random, 0600, when absent; *generated tells the caller to warn that none was configured).
+// The serving gateway and every CLI command resolve it here, so they hash tokens alike.
+std::optional<std::string> id_token_secret(const Config& config, bool* generated,
+                                           util::Status* status);
 
 }  // namespace ocppgw::gateway

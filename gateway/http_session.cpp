@@ -7,14 +7,15 @@
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
+#include "csms/charge_point_id.hpp"
 #include "gateway/auth.hpp"
-#include "gateway/csms_state.hpp"  // rpc::WriteSet, destroyed with SinkEntry
-#include "gateway/logging.hpp"
-#include "gateway/rpc/dispatcher.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
+#include "rpc/dispatcher.hpp"
 #include "storage/db.hpp"
+#include "util/logging.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -23,7 +24,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 
-constexpr size_t kMaxChargePointIdLength = 48;
 constexpr size_t kMaxHeaderBytes = 8 * 1024;
 
 int hex_value(char c) {
@@ -76,19 +76,9 @@ TargetParse parse_charge_point_target(std::string_view target, std::string_view 
     id += static_cast<char>(hi * 16 + lo);
     i += 2;
   }
-  if (out.error = charge_point_id_error(id); out.error.empty()) out.charge_point_id = std::move(id);
+  if (out.error = csms::charge_point_id_error(id); out.error.empty())
+    out.charge_point_id = std::move(id);
   return out;
-}
-
-std::string charge_point_id_error(std::string_view id) {
-  if (id.empty()) return "charge point id is empty";
-  if (id.size() > kMaxChargePointIdLength) return "charge point id is longer than 48 characters";
-  for (char ch : id) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x21 || c > 0x7E || ch == '/')
-      return "charge point id must be printable ASCII without spaces or '/'";
-  }
-  return {};
 }
 
 Negotiation negotiate_subprotocol(std::string_view offered_header,
@@ -300,11 +290,9 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
 
 void HttpSession::record_refusal(const HttpRequest& request, std::string_view reason,
                                  std::string_view charge_point_id) {
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const int64_t now = util::now_ms();
   const auto preference = services_.config.subprotocols_for(charge_point_id);
-  rpc::CallContext ctx{.charge_point_id = charge_point_id,
+  rpc::CallContext ctx{.charge_point_id = std::string(charge_point_id),
                        .version = preference.empty() ? rpc::OcppVersion::v16 : preference.front(),
                        .message_id = {},
                        .action = {},
@@ -319,7 +307,7 @@ void HttpSession::record_refusal(const HttpRequest& request, std::string_view re
                           std::string(request[http::field::sec_websocket_protocol]);
   auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
   event.extra["remote_address"] = remote_address_;
-  SinkEntry entry;
+  csms::SinkEntry entry;
   entry.charge_point_id = std::string(charge_point_id);
   entry.raw_frame = raw;
   entry.received_ms = now;
@@ -351,40 +339,27 @@ void HttpSession::on_write(bool close, beast::error_code ec, size_t) {
   do_read();
 }
 
-HttpHandler health_handler(const Services& services) {
-  return [&services](HttpRequest&& request, HttpRespond respond) {
-    const auto path = request.target().substr(0, request.target().find('?'));
-    HttpResponse res{http::status::ok, request.version()};
-    res.set(http::field::server, "ocppgw");
-    res.keep_alive(request.keep_alive());
-    if (path == "/health" &&
-        (request.method() == http::verb::get || request.method() == http::verb::head)) {
-      const auto stats = services.sink.stats();
-      const bool state_healthy = services.state.healthy();
-      const bool healthy = services.sink.healthy() && state_healthy;
-      nlohmann::json body = {
-          {"status", healthy ? "ok" : "unhealthy"},
-          {"connections", services.registry.size()},
-          {"sqlite_memory_bytes", storage::sqlite_memory_used()},
-          {"state", {{"healthy", state_healthy}, {"last_error", services.state.last_error()}}},
-          {"sink",
-           {{"healthy", services.sink.healthy()},
-            {"frames_committed", stats.frames_committed},
-            {"events_committed", stats.events_committed},
-            {"batches", stats.batches},
-            {"last_commit_ms", stats.last_commit_ms},
-            {"last_error", stats.last_error}}}};
-      for (const auto& part : services.health_parts) body[part.name] = part.report();
-      res.result(healthy ? http::status::ok : http::status::service_unavailable);
-      res.set(http::field::content_type, "application/json");
-      res.body() = body.dump() + "\n";
-    } else {
-      res.result(http::status::not_found);
-      res.set(http::field::content_type, "text/plain");
-      res.body() = "not found\n";
-    }
-    respond(std::move(res));
-  };
+void add_health_sections(web::Health& health, const Services& services) {
+  health.add({"connections", [&services] { return nlohmann::json(services.registry.size()); }, {}});
+  health.add(
+      {"sqlite_memory_bytes", [] { return nlohmann::json(storage::sqlite_memory_used()); }, {}});
+  health.add({"state",
+              [&services] {
+                return nlohmann::json{{"healthy", services.state.healthy()},
+                                      {"last_error", services.state.last_error()}};
+              },
+              [&services] { return services.state.healthy(); }});
+  health.add({"sink",
+              [&services] {
+                const auto stats = services.sink.stats();
+                return nlohmann::json{{"healthy", services.sink.healthy()},
+                                      {"frames_committed", stats.frames_committed},
+                                      {"events_committed", stats.events_committed},
+                                      {"batches", stats.batches},
+                                      {"last_commit_ms", stats.last_commit_ms},
+                                      {"last_error", stats.last_error}};
+              },
+              [&services] { return services.sink.healthy(); }});
 }
 
 }  // namespace ocppgw::gateway

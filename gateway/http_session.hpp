@@ -5,7 +5,7 @@
 // (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
 // health, subprotocol) and handed to a WsSession; anything refused gets an HTTP 4xx/5xx with a
 // plain-text reason and a log line, never an upgrade. Other requests go to Services::http_handler
-// (health now, web/ later), with keep-alive. Threading: runs on the connection's strand; the
+// (web/'s router), with keep-alive. Threading: runs on the connection's strand; the
 // handler's respond() may be called from any thread (it posts back).
 #pragma once
 
@@ -21,6 +21,7 @@
 #include "gateway/listener.hpp"
 #include "gateway/services.hpp"
 #include "gateway/tls_stream.hpp"
+#include "web/health.hpp"
 
 namespace ocppgw::gateway {
 
@@ -32,8 +33,6 @@ struct TargetParse {
   bool not_found = false;  // the path is not under the prefix at all (404 rather than 400)
 };
 TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix);
-// Why `id` is not a valid charge point id (1-48 printable ASCII, no space or '/'); empty: valid.
-std::string charge_point_id_error(std::string_view id);
 
 // Server-side subprotocol choice: the first of `preference` that the client offered.
 struct Negotiation {
@@ -77,6 +76,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 // The default non-upgrade handler: GET /health (200, or 503 when the event log is unhealthy),
 // 404 for everything else. web/ wraps or replaces it.
-HttpHandler health_handler(const Services& services);
+// The gateway's own /health sections: connections, SQLite memory, CSMS state and event sink
+// (the last two gate health: a node whose event log refuses writes answers 503).
+void add_health_sections(web::Health& health, const Services& services);
 
 }  // namespace ocppgw::gateway

@@ -4,7 +4,7 @@
 #include <boost/asio/dispatch.hpp>
 
 #include "gateway/http_session.hpp"
-#include "gateway/logging.hpp"
+#include "util/logging.hpp"
 
 namespace ocppgw::gateway {
 namespace {

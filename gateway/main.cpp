@@ -7,13 +7,13 @@
 #include <CLI/CLI.hpp>
 
 #include "analytics/cli.hpp"
+#include "csms/charge_point_cli.hpp"
+#include "csms/token_cli.hpp"
 #include "gateway/app.hpp"
-#include "gateway/charge_point_cli.hpp"
 #include "gateway/config.hpp"
-#include "gateway/kafka_publisher.hpp"
-#include "gateway/kafka_tools.hpp"
-#include "gateway/logging.hpp"
-#include "gateway/token_cli.hpp"
+#include "kafka/publisher.hpp"
+#include "kafka/tools.hpp"
+#include "util/logging.hpp"
 
 namespace {
 
@@ -44,36 +44,35 @@ int main(int argc, char** argv) {
     return *resolved;
   };
   auto secret = [&](const Config& c) {
-    if (!c.id_token_secret.empty()) return c.id_token_secret;
-    std::string error;
-    auto s = ocppgw::gateway::load_or_create_secret(c.data_dir, nullptr, &error);
-    if (!s) throw CLI::RuntimeError(error, 1);
+    ocppgw::util::Status status;
+    auto s = ocppgw::gateway::id_token_secret(c, nullptr, &status);
+    if (!s) throw CLI::RuntimeError(status.message(), 1);
     return *s;
   };
 
-  CLI::App* tokens = ocppgw::gateway::add_token_commands(cli, [&] {
+  CLI::App* tokens = ocppgw::csms::add_token_commands(cli, [&] {
     const Config& c = config();
-    return ocppgw::gateway::TokenCliEnv{c.db_path(), secret(c)};
+    return ocppgw::csms::TokenCliEnv{c.db_path(), secret(c)};
   });
-  ocppgw::gateway::add_charge_point_commands(
-      cli, [&] { return ocppgw::gateway::ChargePointCliEnv{config().db_path()}; });
-  auto kafka = ocppgw::gateway::add_kafka_commands(cli, [&] {
+  ocppgw::csms::add_charge_point_commands(
+      cli, [&] { return ocppgw::csms::ChargePointCliEnv{config().db_path()}; });
+  auto kafka = ocppgw::kafka::add_kafka_commands(cli, [&] {
     const Config& c = config();
-    ocppgw::gateway::KafkaToolEnv env;
+    ocppgw::kafka::KafkaToolEnv env;
     env.kafka.db_path = c.db_path();
     env.kafka.topic = c.kafka_topic;
     if (!c.kafka_brokers.empty()) (void)env.kafka.set("brokers", c.kafka_brokers);
     for (const auto& [k, v] : c.kafka_settings)
       if (auto s = env.kafka.set(k, v); !s.ok())
         throw CLI::RuntimeError("kafka." + k + ": " + s.message(), 2);
-    env.pipeline.path = c.data_dir + "/analytics.db";
+    env.pipeline.path = c.analytics_db_path();
     return env;
   });
   ocppgw::analytics::add_analytics_commands(cli, [&] {
     const Config& c = config();
     ocppgw::analytics::AnalyticsCliEnv env;
     env.gateway_db_path = c.db_path();
-    env.analytics.path = c.data_dir + "/analytics.db";
+    env.analytics.path = c.analytics_db_path();
     return env;
   });
   // Further subcommands register here, the same way.
@@ -99,13 +98,13 @@ int main(int argc, char** argv) {
     std::cerr << "ocppgw: configuration: " << error << "\n";
     return 2;
   }
-  ocppgw::gateway::log::init(cfg->log_level, cfg->log_format);
+  ocppgw::log::init(cfg->log_level, cfg->log_format);
   ocppgw::gateway::App app(std::move(*cfg));
   app.add_component(ocppgw::gateway::make_analytics_component());
   app.add_component(ocppgw::gateway::make_kafka_component());
   // The web component (status page, REST API, /metrics) is added here when it lands.
   if (auto s = app.start(); !s.ok()) {
-    ocppgw::gateway::log::error("startup_failed", "", {{"error", s.message()}});
+    ocppgw::log::error("startup_failed", "", {{"error", s.message()}});
     app.request_stop();
     app.wait();
     return 1;

@@ -19,9 +19,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
-#include "gateway/rpc/action.hpp"
-#include "gateway/rpc/frame.hpp"
-#include "gateway/rpc/schema_set.hpp"
+#include "rpc/action.hpp"
+#include "rpc/frame.hpp"
+#include "rpc/schema_set.hpp"
 
 namespace ocppgw::gateway {
 

@@ -11,41 +11,29 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/beast/http.hpp>
-#include <nlohmann/json.hpp>
-
+#include "csms/event_sink.hpp"
 #include "gateway/config.hpp"
-#include "gateway/event_sink.hpp"
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
+#include "web/http.hpp"
 
 namespace ocppgw::gateway {
 
 class SessionRegistry;
 
 namespace http = boost::beast::http;
-using HttpRequest = http::request<http::string_body>;
-using HttpResponse = http::response<http::string_body>;
-// Sends the response of one request; callable once, from any thread.
-using HttpRespond = std::function<void(HttpResponse)>;
-// The seam for every non-upgrade request (health now; web/ adds the page, REST and /metrics).
-using HttpHandler = std::function<void(HttpRequest&& request, HttpRespond respond)>;
+using web::HttpRequest;
+using web::HttpResponse;
 
 struct Services {
   const Config& config;
   const rpc::Policy& policy;
   rpc::CsmsState& state;
-  EventSink& sink;
+  csms::EventSink& sink;
   SessionRegistry& registry;
   // The protocol implementations this build has (negotiation intersects them with the config).
   std::vector<const rpc::Protocol*> protocols;
-  HttpHandler http_handler;
-  // Sections of /health that components add before the listener starts ("analytics",
-  // "kafka"); called from any I/O thread, so each reads thread-safe stats only.
-  struct HealthPart {
-    std::string name;
-    std::function<nlohmann::json()> report;
-  };
-  std::vector<HealthPart> health_parts;
+  // Every request that is not a charge point's upgrade goes here (web/'s router).
+  web::HttpHandler http_handler;
   // Validation override stored per charge point (e.g. by an operator); nullopt: config decides.
   std::function<std::optional<rpc::ValidationMode>(std::string_view)> stored_validation;
 

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway/pending_calls.hpp"
-#include "gateway/rpc/rpc_error.hpp"
+#include "rpc/rpc_error.hpp"
 
 namespace ocppgw::gateway {
 

@@ -6,9 +6,11 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
-#include "gateway/csms_state.hpp"  // rpc::WriteSet
-#include "gateway/logging.hpp"
-#include "gateway/rpc/dispatcher.hpp"
+#include "rpc/dispatcher.hpp"
+#include "rpc/write_set.hpp"
+#include "util/hex.hpp"
+#include "util/logging.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -19,12 +21,6 @@ namespace websocket = beast::websocket;
 
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxRawKept = 64 * 1024;  // what an Invalid event keeps of a refused frame
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The longest prefix of `s` of at most `max` bytes that does not end inside a UTF-8 sequence
 // (the frame was cut at our read limit, which may fall in the middle of a character).
@@ -41,14 +37,7 @@ std::string utf8_prefix(std::string_view s, size_t max) {
 }
 
 std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "hex:";
-  for (size_t i = 0; i < std::min(bytes.size(), max_bytes); ++i) {
-    const auto b = static_cast<unsigned char>(bytes[i]);
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
+  return "hex:" + util::to_hex(bytes.substr(0, max_bytes));
 }
 
 }  // namespace
@@ -62,7 +51,7 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
       remote_address_(std::move(remote_address)),
       protocol_(protocol),
       mode_(services.validation_for(charge_point_id_)),
-      connected_ms_(now_ms()),
+      connected_ms_(util::now_ms()),
       slot_(std::move(slot)),
       refilled_(std::chrono::steady_clock::now()),
       rate_timer_(ws_.get_executor()),
@@ -130,7 +119,7 @@ void WsSession::on_accept(beast::error_code ec) {
             {{"remote", remote_address_},
              {"subprotocol", subprotocol},
              {"validation", mode_ == rpc::ValidationMode::Strict ? "strict" : "lenient"}});
-  const int64_t now = now_ms();
+  const int64_t now = util::now_ms();
   auto ctx = context(now);
   submit(
       {}, now,
@@ -220,7 +209,7 @@ void WsSession::on_read(beast::error_code ec, size_t) {
 }
 
 void WsSession::handle_text(std::string text) {
-  const int64_t now = now_ms();
+  const int64_t now = util::now_ms();
   auto writes = std::make_unique<rpc::WriteSet>();
   auto ctx = context(now);
   ctx.writes = writes.get();
@@ -231,7 +220,6 @@ void WsSession::handle_text(std::string text) {
       submit(std::move(text), now, {}, nullptr, {});  // the raw frame is still logged
       return;
     }
-    // dispatch() left ctx pointing into its own locals; rebind before building the event.
     ctx.message_id = result.response->message_id;
     ctx.action = {};
     const bool is_result = result.response->type == rpc::MessageType::CallResult;
@@ -259,7 +247,7 @@ void WsSession::handle_text(std::string text) {
 
 void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
                              websocket::close_code code, std::string close_reason) {
-  const int64_t now = now_ms();
+  const int64_t now = util::now_ms();
   auto ctx = context(now);
   log::warn("frame_refused", charge_point_id_,
             {{"reason", reason}, {"close_code", std::to_string(static_cast<int>(code))}});
@@ -271,7 +259,7 @@ void WsSession::submit(std::string raw, int64_t received_ms, std::vector<analyti
                        std::unique_ptr<rpc::WriteSet> writes, std::string reply) {
   const uint64_t seq = inflight_base_ + inflight_.size();
   inflight_.push_back({false, std::move(reply)});
-  SinkEntry entry;
+  csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.raw_frame = std::move(raw);
   entry.received_ms = received_ms;
@@ -413,14 +401,14 @@ void WsSession::finish(std::string reason) {
   if (!accepted_) return;
   services_.registry.remove(charge_point_id_, this);
   log::info("disconnected", charge_point_id_, {{"remote", remote_address_}, {"reason", reason}});
-  const int64_t now = now_ms();
+  const int64_t now = util::now_ms();
   auto ctx = context(now);
   nlohmann::json details = {{"remote_address", remote_address_},
                             {"subprotocol", std::string(rpc::subprotocol(protocol_.version))},
                             {"reason", reason}};
   if (closing_) details["close_code"] = static_cast<int>(close_reason_.code);
   // Not through submit(): nothing waits for this commit on a finished session.
-  SinkEntry entry;
+  csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::connection_event(ctx, "disconnected", details));

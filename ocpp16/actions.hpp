@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gateway/rpc/action.hpp"
-#include "gateway/rpc/mapper_util.hpp"
+#include "rpc/action.hpp"
+#include "rpc/mapper_util.hpp"
 
 namespace ocppgw::ocpp16 {
 

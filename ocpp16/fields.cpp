@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "analytics/time.hpp"
-#include "gateway/rpc/mapper_util.hpp"
+#include "rpc/mapper_util.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp16 {
 
@@ -65,7 +65,7 @@ int64_t FieldReader::timestamp_ms(std::string_view key) {
     fail(rpc::RpcError::TypeConstraintViolation, key, "expected an RFC 3339 date-time string");
     return 0;
   }
-  if (auto ms = analytics::parse_rfc3339_ms(v->get_ref<const std::string&>())) return *ms;
+  if (auto ms = util::parse_rfc3339_ms(v->get_ref<const std::string&>())) return *ms;
   fail(rpc::RpcError::PropertyConstraintViolation, key, "not an RFC 3339 date-time with a zone");
   return 0;
 }

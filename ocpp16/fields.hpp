@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gateway/rpc/rpc_error.hpp"
+#include "rpc/rpc_error.hpp"
 
 namespace ocppgw::ocpp16 {
 

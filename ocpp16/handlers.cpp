@@ -6,9 +6,9 @@
 #include <string>
 
 #include "analytics/event.hpp"
-#include "analytics/time.hpp"
 #include "ocpp16/actions.hpp"
 #include "ocpp16/fields.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp16 {
 namespace {
@@ -19,7 +19,7 @@ using nlohmann::json;
 constexpr size_t kMaxIdTagLength = 20;
 
 int64_t now_for(const rpc::CallContext& ctx) {
-  return ctx.ingest_ts_ms != 0 ? ctx.ingest_ts_ms : analytics::now_ms();
+  return ctx.ingest_ts_ms != 0 ? ctx.ingest_ts_ms : util::now_ms();
 }
 
 // 1.6 AuthorizationStatus has no "Unknown"; anything the store says outside the 1.6 enum is
@@ -32,7 +32,7 @@ std::string_view authorization_status(std::string_view status) {
 
 json id_tag_info(const rpc::IdTokenInfo& info) {
   json out{{"status", authorization_status(info.status)}};
-  if (info.expiry_ms) out["expiryDate"] = analytics::format_rfc3339_ms(*info.expiry_ms);
+  if (info.expiry_ms) out["expiryDate"] = util::format_rfc3339_ms(*info.expiry_ms);
   // A longer parent id (e.g. a 2.0.1 group token) cannot be expressed in 1.6; leaving it out
   // keeps the authorisation answer valid.
   if (info.parent_id && !info.parent_id->empty() && info.parent_id->size() <= kMaxIdTagLength)
@@ -70,7 +70,7 @@ rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const json& re
   if (auto fw = f.optional_string("firmwareVersion")) info.firmware_version = std::string(*fw);
   const rpc::BootDecision decision = ctx.state.boot(ctx, info);
   return json{{"status", decision.status},
-              {"currentTime", analytics::format_rfc3339_ms(now_for(ctx))},
+              {"currentTime", util::format_rfc3339_ms(now_for(ctx))},
               {"interval", decision.interval_s}};
 }
 
@@ -80,7 +80,7 @@ rpc::HandleResult handle_data_transfer(rpc::CallContext&, const json&) {
 }
 
 rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
-  return json{{"currentTime", analytics::format_rfc3339_ms(now_for(ctx))}};
+  return json{{"currentTime", util::format_rfc3339_ms(now_for(ctx))}};
 }
 
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const json& request) {
@@ -115,7 +115,7 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
   // A stop must always be accepted, so a bad timestamp falls back to the ingest time; the
   // mapper flags INVALID_TIMESTAMP on the event.
   const auto ts = f.optional_string("timestamp");
-  const auto ts_ms = ts ? analytics::parse_rfc3339_ms(*ts) : std::nullopt;
+  const auto ts_ms = ts ? util::parse_rfc3339_ms(*ts) : std::nullopt;
   stop.timestamp_ms = ts_ms ? *ts_ms : now_for(ctx);
   if (auto id_tag = f.optional_string("idTag")) stop.id_tag = std::string(*id_tag);
   if (auto reason = f.optional_string("reason")) stop.reason = std::string(*reason);

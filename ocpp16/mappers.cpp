@@ -9,10 +9,10 @@
 #include <cmath>
 #include <string>
 
-#include "gateway/rpc/event_builder.hpp"
-#include "gateway/rpc/mapper_util.hpp"
 #include "ocpp16/actions.hpp"
 #include "ocpp16/fields.hpp"
+#include "rpc/event_builder.hpp"
+#include "rpc/mapper_util.hpp"
 
 namespace ocppgw::ocpp16 {
 namespace {

@@ -4,7 +4,7 @@
 // between threads; the first call compiles the schemas (C++ guarantees one initialisation).
 #pragma once
 
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
 
 namespace ocppgw::ocpp16 {
 

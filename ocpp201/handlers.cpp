@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp201 {
 namespace {
@@ -55,7 +55,7 @@ const std::map<std::string_view, json>& fixed_answers() {
 }
 
 std::string now_text(const rpc::CallContext& ctx) {
-  return analytics::format_rfc3339_ms(ctx.ingest_ts_ms);
+  return util::format_rfc3339_ms(ctx.ingest_ts_ms);
 }
 
 template <typename T>
@@ -76,7 +76,7 @@ json id_token_info_json(const rpc::IdTokenInfo& info) {
   const bool known = std::find(kAuthorizationStatuses.begin(), kAuthorizationStatuses.end(),
                                info.status) != kAuthorizationStatuses.end();
   json out = {{"status", known ? info.status : std::string("Invalid")}};
-  if (info.expiry_ms) out["cacheExpiryDateTime"] = analytics::format_rfc3339_ms(*info.expiry_ms);
+  if (info.expiry_ms) out["cacheExpiryDateTime"] = util::format_rfc3339_ms(*info.expiry_ms);
   // 2.0.1 group tokens are typed; a group id kept by the CSMS is a central one.
   if (info.parent_id) out["groupIdToken"] = {{"idToken", *info.parent_id}, {"type", "Central"}};
   return out;
@@ -113,8 +113,8 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& re
   tx.seq_no = req.at("seqNo").get<int64_t>();
   // The state orders events by device time; an unreadable one is flagged by the mapper and
   // must not stop the frame from being acknowledged.
-  tx.timestamp_ms = analytics::parse_rfc3339_ms(req.at("timestamp").get<std::string>())
-                        .value_or(ctx.ingest_ts_ms);
+  tx.timestamp_ms =
+      util::parse_rfc3339_ms(req.at("timestamp").get<std::string>()).value_or(ctx.ingest_ts_ms);
   tx.offline = req.value("offline", false);
   if (auto evse = req.find("evse"); evse != req.end()) {
     tx.evse_id = evse->at("id").get<int64_t>();

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
 
 namespace ocppgw::ocpp201 {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp201 {
 namespace {
@@ -159,7 +159,7 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
 
   const EventType primary_type = transaction_event_type(event_type);
   const std::optional<int64_t> message_ms =
-      message_ts.is_string() ? analytics::parse_rfc3339_ms(message_ts.get_ref<const std::string&>())
+      message_ts.is_string() ? util::parse_rfc3339_ms(message_ts.get_ref<const std::string&>())
                              : std::nullopt;
   const rpc::MeterValueGroup* primary_group = rpc::find_group(groups, message_ms);
   const bool primary_needed =

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analytics/event.hpp"
-#include "gateway/rpc/action.hpp"
-#include "gateway/rpc/event_builder.hpp"
-#include "gateway/rpc/mapper_util.hpp"
+#include "rpc/action.hpp"
+#include "rpc/event_builder.hpp"
+#include "rpc/mapper_util.hpp"
 
 namespace ocppgw::ocpp201 {
 

@@ -3,7 +3,7 @@
 // The returned object is built once, on first use, and is immutable and shared by all threads.
 #pragma once
 
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
 
 namespace ocppgw::ocpp201 {
 

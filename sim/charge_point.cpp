@@ -11,7 +11,7 @@
 #include <boost/beast/core/detail/base64.hpp>
 #include <nlohmann/json.hpp>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::sim {
 namespace {
@@ -51,7 +51,7 @@ std::optional<Scanned> scan_frame(std::string_view t) {
   return s;
 }
 
-int64_t ms_now_system() { return analytics::now_ms(); }
+int64_t ms_now_system() { return util::now_ms(); }
 
 }  // namespace
 

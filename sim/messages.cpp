@@ -4,14 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::sim {
 namespace {
 
 using nlohmann::json;
 
-std::string ts(int64_t ms) { return analytics::format_rfc3339_ms(ms); }
+std::string ts(int64_t ms) { return util::format_rfc3339_ms(ms); }
 
 json payload_16(const OutMsg& m) {
   const auto tx_id_16 = [&]() -> int64_t {

@@ -5,11 +5,6 @@
 
 namespace ocppgw::storage {
 
-const std::string& Status::message() const {
-  static const std::string kOk = "OK";
-  return message_ ? *message_ : kOk;
-}
-
 Statement::~Statement() {
   if (stmt_) sqlite3_finalize(stmt_);
 }

@@ -16,22 +16,15 @@
 #include <variant>
 #include <vector>
 
+#include "util/status.hpp"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace ocppgw::storage {
 
-class Status {
- public:
-  Status() = default;
-  static Status error(std::string message) { return Status(std::move(message)); }
-  bool ok() const { return !message_; }
-  const std::string& message() const;
-
- private:
-  explicit Status(std::string m) : message_(std::make_shared<std::string>(std::move(m))) {}
-  std::shared_ptr<std::string> message_;
-};
+// Storage reports failures with the code base's one Status type.
+using util::Status;
 
 using Value = std::variant<std::monostate, int64_t, double, std::string>;
 

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
 
 namespace ocppgw::testing {
 

@@ -13,7 +13,7 @@
 
 #include "analytics/event.hpp"
 #include "analytics/pipeline.hpp"
-#include "analytics/time.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::analytics::testing {
 
@@ -42,7 +42,7 @@ inline std::unique_ptr<Pipeline> open_pipeline(const std::string& path,
   return p;
 }
 
-inline int64_t ts(const char* rfc3339) { return *parse_rfc3339_ms(rfc3339); }
+inline int64_t ts(const char* rfc3339) { return *util::parse_rfc3339_ms(rfc3339); }
 
 // A valid event with the common fields set; callers fill the type-specific ones.
 inline Event make_event(std::string id, std::string cp, EventType type, int64_t event_ts,

@@ -172,19 +172,24 @@ TEST(Config, InconsistentSecuritySettingsAreRefused) {
   EXPECT_NE(error.find("--tls-listen"), std::string::npos) << error;
 }
 
-TEST(Config, GeneratedSecretIsKeptInTheDataDir) {
+TEST(Config, GeneratedSecretIsKeptInTheDataDirUnlessOneIsConfigured) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ocppgw-secret-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
+  Config c;
+  c.data_dir = dir.string();
   bool generated = false;
-  auto first = load_or_create_secret(dir.string(), &generated, nullptr);
+  auto first = id_token_secret(c, &generated, nullptr);
   ASSERT_TRUE(first);
   EXPECT_TRUE(generated);
   EXPECT_EQ(first->size(), 64u);
-  auto second = load_or_create_secret(dir.string(), &generated, nullptr);
+  auto second = id_token_secret(c, &generated, nullptr);
   ASSERT_TRUE(second);
   EXPECT_FALSE(generated);
   EXPECT_EQ(*first, *second);
+  c.id_token_secret = "configured-secret";
+  EXPECT_EQ(id_token_secret(c, &generated, nullptr), "configured-secret");
+  EXPECT_FALSE(generated);
   EXPECT_EQ(std::filesystem::status(dir / "id_token_secret").permissions() &
                 std::filesystem::perms::group_all,
             std::filesystem::perms::none);

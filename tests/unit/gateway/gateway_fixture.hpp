@@ -19,7 +19,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "gateway/csms_state.hpp"
+#include "csms/sqlite_csms_state.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
 #include "gateway/services.hpp"
@@ -37,12 +37,12 @@ namespace websocket = beast::websocket;
 
 // Keeps every entry. auto_commit: completes at once; otherwise commit_next()/commit_all() decide
 // when (and in what order). fail: completes with committed=false and turns unhealthy.
-class MemorySink : public EventSink {
+class MemorySink : public csms::EventSink {
  public:
   bool auto_commit = true;
   bool fail = false;
 
-  void submit(SinkEntry entry) override {
+  void submit(csms::SinkEntry entry) override {
     std::unique_lock lock(mu_);
     entries_.push_back(Stored{entry.charge_point_id, entry.raw_frame, entry.events, false});
     if (fail) healthy_ = false;
@@ -59,8 +59,8 @@ class MemorySink : public EventSink {
     std::lock_guard lock(mu_);
     return healthy_;
   }
-  SinkStats stats() const override { return {}; }
-  void add_commit_listener(CommitListener) override {}
+  csms::SinkStats stats() const override { return {}; }
+  void add_commit_listener(csms::EventSink::CommitListener) override {}
   void stop() override {}
 
   struct Stored {
@@ -132,10 +132,10 @@ class Gateway {
                   with_201
                       ? std::vector<const rpc::Protocol*>{&ocpp16::protocol(), &ocpp201::protocol()}
                       : std::vector<const rpc::Protocol*>{&ocpp16::protocol()},
-                  {},
-                  {},
+                  router_.handler(),
                   {}} {
-    services_.http_handler = health_handler(services_);
+    add_health_sections(health_, services_);
+    health_.add_routes(router_);
     beast::error_code ec;
     listener_ = std::make_shared<Listener>(
         ioc_, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0), services_, ec,
@@ -167,6 +167,8 @@ class Gateway {
   net::io_context ioc_{2};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{
       ioc_.get_executor()};
+  web::Health health_;
+  web::Router router_;
   Services services_;
   std::shared_ptr<Listener> listener_;
   std::vector<std::thread> threads_;

@@ -90,7 +90,7 @@ TEST(HttpSession, HealthReportsTheSink) {
   EXPECT_EQ(ok.result_int(), 200u);
   EXPECT_EQ(nlohmann::json::parse(ok.body())["status"], "ok");
   gw.sink.fail = true;
-  SinkEntry entry;
+  csms::SinkEntry entry;
   entry.on_durable = [](bool) {};
   gw.sink.submit(std::move(entry));  // any submission now fails: the sink turns unhealthy
   EXPECT_EQ(get().result_int(), 503u);

@@ -1,7 +1,7 @@
 // tests/unit/kafka/kafka_publisher_test.cpp: KafkaPublisher against librdkafka's mock cluster
 // (error injection, RTT, broker outages) with a real migrated SQLite file as the outbox. The
 // real-broker tests live in tests/integration/kafka/.
-#include "gateway/kafka_publisher.hpp"
+#include "kafka/publisher.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -16,12 +16,12 @@
 #include <librdkafka/rdkafka_mock.h>
 #include <nlohmann/json.hpp>
 
-#include "gateway/kafka_tools.hpp"
+#include "kafka/tools.hpp"
 #include "tests/unit/kafka/event_log_writer.hpp"
 #include "tests/unit/kafka/mock_cluster.hpp"
 #include "tests/unit/storage/temp_dir.hpp"
 
-namespace ocppgw::gateway {
+namespace ocppgw::kafka {
 namespace {
 
 using namespace std::chrono_literals;
@@ -401,4 +401,4 @@ TEST(KafkaPublisher, StatsJsonCarriesTheOperatorFields) {
 }
 
 }  // namespace
-}  // namespace ocppgw::gateway
+}  // namespace ocppgw::kafka

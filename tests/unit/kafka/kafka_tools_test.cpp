@@ -1,6 +1,6 @@
 // tests/unit/kafka/kafka_tools_test.cpp: `kafka-tail` and `kafka-replay` run through CLI11 as
 // main would, against events the publisher wrote to a mock cluster.
-#include "gateway/kafka_tools.hpp"
+#include "kafka/tools.hpp"
 
 #include <sstream>
 
@@ -11,7 +11,7 @@
 #include "tests/unit/kafka/mock_cluster.hpp"
 #include "tests/unit/storage/temp_dir.hpp"
 
-namespace ocppgw::gateway {
+namespace ocppgw::kafka {
 namespace {
 
 using namespace std::chrono_literals;
@@ -120,4 +120,4 @@ TEST(KafkaReplay, FeedsTheTopicIntoTheAnalyticsPipelineAndDedupsARerun) {
 }
 
 }  // namespace
-}  // namespace ocppgw::gateway
+}  // namespace ocppgw::kafka

@@ -2,9 +2,9 @@
 // per-timestamp meter events, what lands in extra, and that raw id tags never leave.
 #include "ocpp16/actions.hpp"
 
-#include "analytics/time.hpp"
-#include "gateway/rpc/event_builder.hpp"
+#include "rpc/event_builder.hpp"
 #include "tests/unit/ocpp16/ocpp16_fixture.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp16 {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 using analytics::Event;
 using analytics::EventType;
 
-int64_t ms(std::string_view text) { return *analytics::parse_rfc3339_ms(text); }
+int64_t ms(std::string_view text) { return *util::parse_rfc3339_ms(text); }
 
 json sampled(std::string value, std::string measurand = "", std::string unit = "",
              std::string phase = "") {

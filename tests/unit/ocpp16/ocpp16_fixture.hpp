@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gateway/rpc/dispatcher.hpp"
-#include "gateway/rpc/schema_set.hpp"
 #include "ocpp16/protocol.hpp"
+#include "rpc/dispatcher.hpp"
+#include "rpc/schema_set.hpp"
 #include "tests/support/fake_csms_state.hpp"
 #include "tests/unit/rpc/context.hpp"
 

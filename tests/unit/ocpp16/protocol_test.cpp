@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "analytics/time.hpp"
 #include "tests/unit/ocpp16/ocpp16_fixture.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp16 {
 namespace {
@@ -121,7 +121,7 @@ TEST_F(Ocpp16Test, BootNotificationAnswersWithTheStateDecision) {
   const json res = result_of(r, "BootNotification");
   EXPECT_EQ(res["status"], "Pending");
   EXPECT_EQ(res["interval"], 60);
-  EXPECT_EQ(res["currentTime"], analytics::format_rfc3339_ms(kNow));
+  EXPECT_EQ(res["currentTime"], util::format_rfc3339_ms(kNow));
   ASSERT_EQ(state.boots.size(), 1u);
   EXPECT_EQ(state.boots[0].vendor, "ABB");
   EXPECT_EQ(state.boots[0].model, "Terra AC");
@@ -174,7 +174,7 @@ TEST_F(Ocpp16Test, StartTransactionAssignsATransactionId) {
   const auto& key = state.starts.begin()->first;
   EXPECT_EQ(std::get<1>(key), 2);
   EXPECT_EQ(std::get<2>(key), "TAG");
-  EXPECT_EQ(std::get<3>(key), *analytics::parse_rfc3339_ms("2025-06-15T15:00:00Z"));
+  EXPECT_EQ(std::get<3>(key), *util::parse_rfc3339_ms("2025-06-15T15:00:00Z"));
 }
 
 TEST_F(Ocpp16Test, IdenticalStartTransactionResentGetsTheSameId) {

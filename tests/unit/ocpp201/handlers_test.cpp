@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "analytics/time.hpp"
 #include "tests/unit/ocpp201/harness.hpp"
 #include "tests/unit/ocpp201/payloads.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp201::test {
 namespace {
@@ -25,7 +25,7 @@ TEST(Ocpp201Handlers, BootNotificationRegistersTheStationAndAnswersStatusTimeInt
   const json resp = result_payload(r, "BootNotification");
   EXPECT_EQ(resp["status"], "Accepted");
   EXPECT_EQ(resp["interval"], 120);
-  EXPECT_EQ(resp["currentTime"], analytics::format_rfc3339_ms(kIngestMs));
+  EXPECT_EQ(resp["currentTime"], util::format_rfc3339_ms(kIngestMs));
   ASSERT_EQ(h.state.boots.size(), 1u);
   EXPECT_EQ(h.state.boots[0].vendor, "ABB");
   EXPECT_EQ(h.state.boots[0].model, "Terra AC W22");
@@ -78,7 +78,7 @@ TEST(Ocpp201Handlers, AuthorizeAnswersEveryTwoZeroOneStatus) {
 
 TEST(Ocpp201Handlers, AuthorizeCarriesExpiryAndGroupToken) {
   Harness h;
-  const int64_t expiry = *analytics::parse_rfc3339_ms("2024-07-01T00:00:00Z");
+  const int64_t expiry = *util::parse_rfc3339_ms("2024-07-01T00:00:00Z");
   h.state.tokens["04A2B3C4D5E680"] = rpc::IdTokenInfo{"Accepted", expiry, "FLEET-7"};
   const json resp = result_payload(h.call("Authorize", sample("Authorize")), "Authorize");
   EXPECT_EQ(resp["idTokenInfo"]["cacheExpiryDateTime"], "2024-07-01T00:00:00.000Z");
@@ -128,7 +128,7 @@ TEST(Ocpp201Handlers, NotifyReportIsStoredPerChargePoint) {
   EXPECT_EQ(seq_no, 0);
   EXPECT_EQ(data, req["reportData"]);
   EXPECT_EQ(r.events[0].event_type, analytics::EventType::NotifyReport);
-  EXPECT_EQ(r.events[0].event_ts_ms, *analytics::parse_rfc3339_ms("2024-06-01T09:57:00Z"));
+  EXPECT_EQ(r.events[0].event_ts_ms, *util::parse_rfc3339_ms("2024-06-01T09:57:00Z"));
   EXPECT_EQ(r.events[0].extra["reportData"], req["reportData"]);
 }
 

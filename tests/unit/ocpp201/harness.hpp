@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analytics/event.hpp"
-#include "gateway/rpc/dispatcher.hpp"
-#include "gateway/rpc/frame.hpp"
-#include "gateway/rpc/schema_set.hpp"
 #include "ocpp201/protocol.hpp"
+#include "rpc/dispatcher.hpp"
+#include "rpc/frame.hpp"
+#include "rpc/schema_set.hpp"
 #include "tests/support/fake_csms_state.hpp"
 
 namespace ocppgw::ocpp201::test {
@@ -34,7 +34,7 @@ class Harness {
   rpc::ValidationMode mode = rpc::ValidationMode::Strict;
 
   rpc::InboundResult send_text(std::string_view text) {
-    rpc::CallContext ctx{.charge_point_id = kChargePoint,
+    rpc::CallContext ctx{.charge_point_id = std::string(kChargePoint),
                          .version = rpc::OcppVersion::v201,
                          .message_id = {},
                          .action = {},

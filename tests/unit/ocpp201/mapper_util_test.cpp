@@ -1,14 +1,14 @@
 // tests/unit/ocpp201/mapper_util_test.cpp: the version-neutral mapper helpers in
-// gateway/rpc/mapper_util, exercised with a 2.0.1-shaped and a 1.6-shaped reader.
-#include "gateway/rpc/mapper_util.hpp"
+// rpc/mapper_util, exercised with a 2.0.1-shaped and a 1.6-shaped reader.
+#include "rpc/mapper_util.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "analytics/time.hpp"
-#include "gateway/rpc/event_builder.hpp"
+#include "rpc/event_builder.hpp"
 #include "tests/support/fake_csms_state.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -38,7 +38,7 @@ TEST(RpcMapperUtil, GroupsEntriesByInstantInFirstSeenOrder) {
   EXPECT_EQ(groups[1].entries.size(), 1u);
   EXPECT_FALSE(groups[2].timestamp_ms.has_value());
   EXPECT_EQ(groups[2].entries.size(), 2u);
-  EXPECT_EQ(find_group(groups, analytics::parse_rfc3339_ms("2024-06-01T09:00:00Z")), &groups[1]);
+  EXPECT_EQ(find_group(groups, util::parse_rfc3339_ms("2024-06-01T09:00:00Z")), &groups[1]);
   EXPECT_EQ(find_group(groups, std::nullopt), nullptr);
   EXPECT_TRUE(group_meter_values(json("not an array")).empty());
 }

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "analytics/time.hpp"
 #include "tests/unit/ocpp201/harness.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp201::test {
 namespace {
@@ -14,7 +14,7 @@ using analytics::Event;
 using analytics::EventType;
 namespace flag = analytics::flag;
 
-int64_t ms(const char* text) { return *analytics::parse_rfc3339_ms(text); }
+int64_t ms(const char* text) { return *util::parse_rfc3339_ms(text); }
 
 json energy(double value, std::string_view unit = "Wh", const char* context = "Sample.Periodic") {
   return {{"value", value},

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "analytics/time.hpp"
 #include "tests/unit/ocpp201/harness.hpp"
 #include "tests/unit/ocpp201/payloads.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::ocpp201::test {
 namespace {
@@ -73,11 +73,11 @@ TEST(Ocpp201Protocol, RecordedActionsKeepTheirPayloadAndDeviceTime) {
     if (sample.action == "NotifyEvent") {
       EXPECT_EQ(e.extra["eventData"], sample.request["eventData"]);
       EXPECT_EQ(e.extra["seqNo"], 0);
-      EXPECT_EQ(e.event_ts_ms, *analytics::parse_rfc3339_ms("2024-06-01T09:56:00Z"));
+      EXPECT_EQ(e.event_ts_ms, *util::parse_rfc3339_ms("2024-06-01T09:56:00Z"));
     } else if (sample.action == "SecurityEventNotification") {
       EXPECT_EQ(e.extra["type"], "FirmwareUpdated");
       EXPECT_EQ(e.extra["techInfo"], "1.8.20 -> 1.8.21");
-      EXPECT_EQ(e.event_ts_ms, *analytics::parse_rfc3339_ms("2024-06-01T09:50:00Z"));
+      EXPECT_EQ(e.event_ts_ms, *util::parse_rfc3339_ms("2024-06-01T09:50:00Z"));
     } else if (sample.action == "ClearedChargingLimit") {
       EXPECT_EQ(e.evse_id, 1);
       EXPECT_EQ(e.extra["chargingLimitSource"], "EMS");

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "gateway/rpc/action.hpp"
+#include "rpc/action.hpp"
 
 namespace ocppgw::rpc {
 
@@ -12,8 +12,9 @@ inline CallContext make_context(const Policy& policy, CsmsState& state,
                                 std::string_view charge_point_id = "CP",
                                 ValidationMode mode = ValidationMode::Strict,
                                 int64_t ingest_ts_ms = 0, OcppVersion version = OcppVersion::v16) {
-  return CallContext{charge_point_id, version, {},      {}, ingest_ts_ms,           mode,
-                     policy,          state,   nullptr, {}, nlohmann::json::array()};
+  return CallContext{
+      std::string(charge_point_id), version, {}, {}, ingest_ts_ms, mode, policy, state, nullptr, {},
+      nlohmann::json::array()};
 }
 
 }  // namespace ocppgw::rpc

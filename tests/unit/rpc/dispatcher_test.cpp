@@ -1,6 +1,6 @@
 // tests/unit/rpc/dispatcher_test.cpp: one frame in, reply and events out, over the real 1.6
 // protocol table: refusals, strict vs lenient, stable event ids, and the caller's context.
-#include "gateway/rpc/dispatcher.hpp"
+#include "rpc/dispatcher.hpp"
 
 #include <gtest/gtest.h>
 

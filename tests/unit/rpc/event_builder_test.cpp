@@ -1,11 +1,11 @@
 // tests/unit/rpc/event_builder_test.cpp: the helpers every mapper shares.
-#include "gateway/rpc/event_builder.hpp"
+#include "rpc/event_builder.hpp"
 
 #include <gtest/gtest.h>
 
-#include "analytics/time.hpp"
 #include "tests/support/fake_csms_state.hpp"
 #include "tests/unit/rpc/context.hpp"
+#include "util/time.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -42,7 +42,7 @@ TEST(RpcEventBuilder, DeviceTimeIsParsedOrKeptAndFlagged) {
   EXPECT_EQ(e.event_ts_ms, 1);
   EXPECT_TRUE(e.flags.empty());
   set_device_time(e, "2025-01-01T01:00:00+01:00");
-  EXPECT_EQ(e.event_ts_ms, *analytics::parse_rfc3339_ms("2025-01-01T00:00:00Z"));
+  EXPECT_EQ(e.event_ts_ms, *util::parse_rfc3339_ms("2025-01-01T00:00:00Z"));
   Event bad;
   set_device_time(bad, "2025-02-30T00:00:00Z");
   EXPECT_EQ(bad.extra["raw_timestamp"], "2025-02-30T00:00:00Z");

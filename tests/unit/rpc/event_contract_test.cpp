@@ -1,5 +1,5 @@
-// tests/unit/rpc/event_contract_test.cpp: every event the gateway makes, of every kind and from
-// both protocol versions, conforms to the published contract docs/event.schema.json. The
+// tests/unit/analytics/event_contract_test.cpp: every event the gateway makes, of every kind and
+// from both protocol versions, conforms to the published contract docs/event.schema.json. The
 // schema file is what consumers build on, so it is checked against real output, not by hand.
 #include <fstream>
 #include <set>
@@ -12,9 +12,9 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "gateway/rpc/dispatcher.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
+#include "rpc/dispatcher.hpp"
 #include "tests/support/fake_csms_state.hpp"
 #include "tests/unit/rpc/context.hpp"
 

@@ -1,6 +1,6 @@
 // tests/unit/rpc/frame_test.cpp: OCPP-J framing: every malformed shape gets its CALLERROR class
 // and, whenever it is readable, the message id to echo; serialisation round-trips.
-#include "gateway/rpc/frame.hpp"
+#include "rpc/frame.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // tests/unit/rpc/rpc_error_test.cpp: CALLERROR spellings differ between 1.6 and 2.0.1.
-#include "gateway/rpc/rpc_error.hpp"
+#include "rpc/rpc_error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // tests/unit/rpc/schema_set_test.cpp: validation against the official 1.6 schemas and the
 // mapping of the first violation to its CALLERROR class.
-#include "gateway/rpc/schema_set.hpp"
+#include "rpc/schema_set.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,132 @@
+// csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp).
+#include "csms/charge_point_cli.hpp"
+
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <openssl/crypto.h>
+
+#include "csms/charge_point_id.hpp"
+#include "csms/passwords.hpp"
+#include "storage/charge_point_credentials.hpp"
+#include "storage/gateway_db.hpp"
+#include "util/time.hpp"
+
+namespace ocppgw::csms {
+namespace {
+
+struct Args {
+  std::string id;
+  std::string password_env;
+};
+
+// main() prints the message and exits 1.
+[[noreturn]] void fail(const std::string& message) { throw CLI::RuntimeError(message, 1); }
+
+std::unique_ptr<storage::Db> open(const ChargePointCliEnv& env, const std::string& command) {
+  // As at gateway start: the data dir may not exist yet when passwords are provisioned first.
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(env.db_path).parent_path(), ignored);
+  storage::Status s;
+  auto db = storage::open_gateway_db(env.db_path, &s);
+  if (!db) fail("charge-points " + command + ": " + env.db_path + ": " + s.message());
+  return db;
+}
+
+void check_id(const std::string& id, const std::string& command) {
+  if (auto e = charge_point_id_error(id); !e.empty()) fail("charge-points " + command + ": " + e);
+}
+
+// One line from `in`; with a terminal on stdin, prompted on stderr with echo off.
+std::string read_password(std::istream& in, bool from_stdin) {
+  const bool tty = from_stdin && ::isatty(STDIN_FILENO);
+  termios saved{};
+  if (tty) {
+    std::cerr << "password: " << std::flush;
+    ::tcgetattr(STDIN_FILENO, &saved);
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+  }
+  std::string line;
+  std::getline(in, line);
+  if (tty) {
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    std::cerr << '\n';
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliEnv()> env,
+                                    std::istream* in, std::ostream* out) {
+  std::ostream& os = out ? *out : std::cout;
+  std::istream& is = in ? *in : std::cin;
+  const bool from_stdin = in == nullptr;
+  auto args = std::make_shared<Args>();
+  CLI::App* cps = app.add_subcommand(
+      "charge-points", "Manage charge point HTTP Basic passwords (stored as PBKDF2 hashes)");
+  cps->require_subcommand(1);
+
+  CLI::App* set = cps->add_subcommand(
+      "set-password",
+      "Set (or replace) a charge point's password: from --password-env, else one line on stdin");
+  set->add_option("id", args->id, "The charge point id (the Basic user name)")->required();
+  set->add_option("--password-env", args->password_env,
+                  "Name of an environment variable holding the password");
+  set->callback([env, args, &os, &is, from_stdin] {
+    check_id(args->id, "set-password");
+    std::string password;
+    if (!args->password_env.empty()) {
+      const char* v = std::getenv(args->password_env.c_str());
+      if (!v) fail("charge-points set-password: $" + args->password_env + " is not set");
+      password = v;
+    } else {
+      password = read_password(is, from_stdin);
+    }
+    if (auto e = password_error(password); !e.empty()) fail("charge-points set-password: " + e);
+    auto credential =
+        make_credential(args->id, password, kDefaultPasswordIterations, util::now_ms());
+    OPENSSL_cleanse(password.data(), password.size());
+    if (!credential) fail("charge-points set-password: cannot hash (random source failed)");
+    auto db = open(env(), "set-password");
+    if (auto s = storage::ChargePointCredentialStore(*db).upsert(*credential); !s.ok())
+      fail("charge-points set-password: " + s.message());
+    os << args->id << " password set\n";
+  });
+
+  CLI::App* del = cps->add_subcommand("delete-password",
+                                      "Delete a charge point's password (it can then no longer "
+                                      "connect where HTTP Basic is required)");
+  del->add_option("id", args->id, "The charge point id")->required();
+  del->callback([env, args, &os] {
+    auto db = open(env(), "delete-password");
+    bool found = false;
+    if (auto s = storage::ChargePointCredentialStore(*db).remove(args->id, &found); !s.ok())
+      fail("charge-points delete-password: " + s.message());
+    if (!found) fail("charge-points delete-password: " + args->id + " has no password");
+    os << args->id << " password deleted\n";
+  });
+
+  CLI::App* list =
+      cps->add_subcommand("list", "Charge points with a password: id algorithm updated");
+  list->callback([env, &os] {
+    auto db = open(env(), "list");
+    storage::Status s;
+    const auto rows = storage::ChargePointCredentialStore(*db).list(&s);
+    if (!s.ok()) fail("charge-points list: " + s.message());
+    for (const auto& r : rows)
+      os << r.charge_point_id << ' ' << r.algorithm << ':' << r.iterations << ' '
+         << util::format_rfc3339_ms(r.updated_ms) << '\n';
+  });
+  return cps;
+}
+
+}  // namespace ocppgw::csms

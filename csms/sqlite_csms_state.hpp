@@ -1,0 +1,138 @@
+// csms/sqlite_csms_state.hpp: the CSMS decisions of the gateway (rpc::CsmsState) over SQLite;
+// the rows each decision implies go into the frame's rpc::WriteSet.
+//
+// Handlers run on session strands and must not wait for disk, yet frame N+1 of a charge point
+// may be handled before frame N is committed. So every decision is taken against in-memory
+// state updated at handle time (active 1.6 transactions and their start keys, 2.0.1 sequence
+// numbers, known charge points), while the rows that make it durable travel in the frame's
+// WriteSet and are committed by the event sink in the same transaction as the frame. Lookups
+// that are not kept in memory (id tokens, stopped transactions, starts of earlier runs) read a
+// separate read-only WAL connection, guarded by its own mutex. Only the transaction-id
+// allocator writes on its own, once per reserved block.
+// Thread-safety: all public methods may be called concurrently from any thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rpc/action.hpp"
+#include "storage/db.hpp"
+#include "storage/tx_id_allocator.hpp"
+
+namespace ocppgw::csms {
+
+enum class UnknownChargePoint { Accept, Pending, Reject };
+enum class UnknownIdToken { Accept, Invalid };
+
+// Filled from the config.
+struct CsmsPolicy {
+  UnknownChargePoint unknown_charge_point = UnknownChargePoint::Accept;
+  UnknownIdToken unknown_id_token = UnknownIdToken::Accept;
+  int heartbeat_interval_s = 300;
+  int32_t node_index = 0;
+  int32_t stride = 1;
+  std::string id_token_secret;  // HMAC key; the same as rpc::Policy::id_token_secret
+};
+
+struct ChargePointRecord {
+  std::string id;
+  std::optional<std::string> registration_status;      // last BootNotification decision
+  std::optional<rpc::ValidationMode> validation_mode;  // per-charge-point override
+};
+
+class SqliteCsmsState : public rpc::CsmsState {
+ public:
+  // Opens (and migrates) `db_path`, loads active 1.6 transactions and known charge points.
+  static std::unique_ptr<SqliteCsmsState> open(const std::string& db_path, const CsmsPolicy& policy,
+                                               storage::Status* status);
+  ~SqliteCsmsState() override;
+
+  // A charge point once Accepted stays Accepted; an unknown one (or one left Pending/Rejected)
+  // gets the policy's answer. The charge point row is upserted with the boot info.
+  rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override;
+  // Token list, expiry, policy for unknown tokens; ConcurrentTx when the tag is in an active
+  // transaction.
+  rpc::IdTokenInfo authorize(rpc::CallContext& ctx, std::string_view id_token) override;
+  // Idempotent on (charge point, connector, idTag, timestamp, meterStart), also across
+  // restarts. A tag active on another connector gets ConcurrentTx and still gets an id.
+  rpc::StartTransaction16Result start_transaction(rpc::CallContext& ctx,
+                                                  const rpc::StartTransaction16& req) override;
+  rpc::StopTransaction16Result stop_transaction(rpc::CallContext& ctx,
+                                                const rpc::StopTransaction16& req) override;
+  bool transaction_known(rpc::CallContext& ctx, int64_t transaction_id) override;
+  rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
+                                                   const rpc::TransactionEvent201& req) override;
+  void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
+                    const nlohmann::json& report_data) override;
+
+  // Per-charge-point validation override (nullopt: use the configured default).
+  std::optional<rpc::ValidationMode> validation_mode(std::string_view charge_point_id) const;
+  // Known charge point (has booted at least once, or was added by an operator).
+  std::optional<ChargePointRecord> charge_point(std::string_view charge_point_id) const;
+  size_t active_transaction_count() const;
+  // False after the allocator or a read failed; the last error is kept for /health.
+  bool healthy() const override;
+  std::string last_error() const override;
+
+ private:
+  struct ActiveTx16 {
+    std::string charge_point_id;
+    int64_t connector_id = 0;
+    std::string id_tag_hash;
+    std::string start_key;
+  };
+  struct Tx201 {
+    int64_t last_seq_no = -1;
+    bool started = false;
+    bool ended = false;
+    int64_t seq_gaps = 0;
+  };
+
+  SqliteCsmsState(const CsmsPolicy& policy, std::unique_ptr<storage::Db> read_db,
+                  std::unique_ptr<storage::TxIdAllocator> allocator);
+  storage::Status load();
+  std::string start_key(std::string_view cp, const rpc::StartTransaction16& req) const;
+  // Token list decision at now_ms, without ConcurrentTx. REQUIRES: mu_ not held.
+  rpc::IdTokenInfo lookup_token(std::string_view id_tag_hash, int64_t now_ms);
+  // REQUIRES: mu_ held. Whether the tag is in an active transaction on another charge point or
+  // connector than (cp, connector), ignoring transaction `except`.
+  bool tag_active_elsewhere(const std::string& id_tag_hash, std::string_view cp,
+                            int64_t connector_id, std::optional<int32_t> except) const;
+  // Reads (read_mu_): the charge point a stored transaction belongs to, and a stored start.
+  std::optional<std::string> stored_transaction_owner(int64_t transaction_id);
+  std::optional<int32_t> stored_start(const std::string& start_key);
+  std::optional<Tx201> stored_tx201(std::string_view cp, std::string_view transaction_id);
+  void add_active(int32_t id, ActiveTx16 tx);  // REQUIRES: mu_ held
+  void fail(const storage::Status& s);
+
+  CsmsPolicy policy_;
+  std::unique_ptr<storage::TxIdAllocator> allocator_;
+
+  mutable std::mutex read_mu_;  // guards read_db_
+  std::unique_ptr<storage::Db> read_db_;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::unordered_map<int32_t, ActiveTx16> active16_;
+  std::unordered_map<std::string, int32_t> active_by_key_;
+  std::unordered_map<std::string, std::vector<int32_t>> active_by_tag_;
+  // Stopped in this run (bounded): answers transaction_known before the stop is committed.
+  std::unordered_map<int32_t, std::string> recently_stopped_;
+  std::deque<int32_t> recently_stopped_order_;
+  std::map<std::pair<std::string, std::string>, Tx201> tx201_;
+  std::unordered_map<std::string, ChargePointRecord> charge_points_;
+
+  mutable std::mutex error_mu_;  // guards healthy_, last_error_
+  bool healthy_ = true;
+  std::string last_error_;
+};
+
+}  // namespace ocppgw::csms

@@ -1,0 +1,79 @@
+// rpc/action.hpp: the contract between the version-neutral OCPP-J layer and the
+// version packages (ocpp16/, ocpp201/). A version is one table of ActionSpec rows: action name,
+// handler (request -> response), mapper (request + response -> canonical events). Schemas are
+// looked up by name, so a row carries no boilerplate. Handlers and mappers are pure functions of
+// their inputs and of CsmsState; they do no I/O and never block.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analytics/event.hpp"
+#include "rpc/csms_state.hpp"
+#include "rpc/rpc_error.hpp"
+#include "rpc/write_set.hpp"
+
+namespace ocppgw::rpc {
+
+class SchemaSet;
+struct CallContext;
+class EventBuilder;
+
+enum class ValidationMode { Strict, Lenient };
+
+// Gateway-wide settings handlers and mappers read.
+struct Policy {
+  int heartbeat_interval_s = 300;
+  std::string id_token_secret;  // HMAC key for id_token_hash
+  std::string gateway_node = "node-0";
+};
+
+// Everything a handler or mapper knows about the frame it is working on. One per frame: it owns
+// its strings (the dispatcher fills message_id and action from the parsed frame), so it stays
+// valid after dispatch() returns, e.g. for an Invalid event the session builds afterwards.
+struct CallContext {
+  std::string charge_point_id;
+  OcppVersion version = OcppVersion::v16;
+  std::string message_id;
+  std::string action;
+  int64_t ingest_ts_ms = 0;
+  ValidationMode mode = ValidationMode::Strict;
+  const Policy& policy;
+  CsmsState& state;
+  WriteSet* writes = nullptr;
+  // Set by handlers and the dispatcher; copied onto every event of the frame.
+  std::vector<std::string> flags;
+  nlohmann::json violations = nlohmann::json::array();  // lenient-mode schema violations
+};
+
+using HandleResult = std::variant<nlohmann::json, CallError>;
+using HandleFn = HandleResult (*)(CallContext& ctx, const nlohmann::json& request);
+// Appends the frame's canonical events; `response` is what was sent (e.g. the assigned id).
+using MapFn = void (*)(const CallContext& ctx, const nlohmann::json& request,
+                       const nlohmann::json& response, EventBuilder& out);
+
+struct ActionSpec {
+  std::string_view action;
+  HandleFn handle;
+  MapFn to_events;
+};
+
+// One OCPP version: its schemas (names "<Action><request_suffix>" and "<Action>Response") and
+// its action table.
+struct Protocol {
+  OcppVersion version;
+  const SchemaSet& schemas;
+  std::string_view request_suffix;  // "" for 1.6, "Request" for 2.0.1
+  std::span<const ActionSpec> actions;
+
+  const ActionSpec* find(std::string_view action) const;
+};
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,108 @@
+// rpc/csms_state.hpp: what OCPP handlers may ask the central system, and the decisions it
+// returns. The interface is version-neutral data in, data out; the implementation over SQLite
+// is csms/sqlite_csms_state.hpp, and tests use an in-memory fake. A decision that must be
+// persisted is recorded as rows in the frame's WriteSet (rpc/write_set.hpp) and committed by
+// the event sink together with the frame, so the answer is never sent before its state is
+// durable.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ocppgw::rpc {
+
+struct CallContext;
+
+struct IdTokenInfo {
+  std::string status =
+      "Invalid";  // Accepted | Blocked | Expired | Invalid | ConcurrentTx | Unknown
+  std::optional<int64_t> expiry_ms;
+  std::optional<std::string> parent_id;  // 1.6 parentIdTag / 2.0.1 groupIdToken
+};
+
+struct BootInfo {
+  std::string vendor;
+  std::string model;
+  std::optional<std::string> serial_number;
+  std::optional<std::string> firmware_version;
+  std::optional<std::string> reason;  // 2.0.1
+};
+
+struct BootDecision {
+  std::string status = "Accepted";  // Accepted | Pending | Rejected
+  int interval_s = 300;
+};
+
+struct StartTransaction16 {
+  int64_t connector_id = 0;
+  std::string id_tag;
+  int64_t timestamp_ms = 0;
+  int64_t meter_start_wh = 0;
+  std::optional<int64_t> reservation_id;
+};
+
+struct StartTransaction16Result {
+  int32_t transaction_id = 0;
+  IdTokenInfo id_tag_info;
+  bool replay = false;  // an identical StartTransaction was seen before: same id returned
+};
+
+struct StopTransaction16 {
+  int64_t transaction_id = 0;
+  std::optional<std::string> id_tag;
+  int64_t timestamp_ms = 0;
+  int64_t meter_stop_wh = 0;
+  std::optional<std::string> reason;
+};
+
+struct StopTransaction16Result {
+  bool known = false;  // false: never issued (or -1); answered anyway, flagged on the events
+  std::optional<IdTokenInfo> id_tag_info;
+};
+
+struct TransactionEvent201 {
+  std::string transaction_id;
+  std::string event_type;  // Started | Updated | Ended
+  int64_t seq_no = 0;
+  int64_t timestamp_ms = 0;
+  bool offline = false;
+  std::optional<int64_t> evse_id;
+  std::optional<int64_t> connector_id;
+  std::optional<std::string> id_token;
+  std::optional<std::string> stopped_reason;
+};
+
+struct TransactionEvent201Result {
+  std::vector<std::string> flags;  // analytics::flag values (unknown tx, seq gaps, ...)
+  std::optional<IdTokenInfo> id_token_info;
+};
+
+// What handlers may ask. Methods run on the calling session's strand, must be thread-safe
+// across sessions, and record what must be persisted into ctx (committed with the frame).
+class CsmsState {
+ public:
+  virtual ~CsmsState() = default;
+  virtual BootDecision boot(CallContext& ctx, const BootInfo& info) = 0;
+  virtual IdTokenInfo authorize(CallContext& ctx, std::string_view id_token) = 0;
+  virtual StartTransaction16Result start_transaction(CallContext& ctx,
+                                                     const StartTransaction16& req) = 0;
+  virtual StopTransaction16Result stop_transaction(CallContext& ctx,
+                                                   const StopTransaction16& req) = 0;
+  // 1.6 MeterValues: is this id one we issued to this charge point?
+  virtual bool transaction_known(CallContext& ctx, int64_t transaction_id) = 0;
+  virtual TransactionEvent201Result transaction_event(CallContext& ctx,
+                                                      const TransactionEvent201& req) = 0;
+  // 2.0.1 NotifyReport: device-model report data stored per charge point.
+  virtual void store_report(CallContext& ctx, int64_t request_id, int64_t seq_no,
+                            const nlohmann::json& report_data) = 0;
+  // False once the state could not decide something it had to (e.g. no transaction id could
+  // be reserved); /health reports it so operators learn before charge points do.
+  virtual bool healthy() const { return true; }
+  virtual std::string last_error() const { return {}; }
+};
+}  // namespace ocppgw::rpc

@@ -1,0 +1,199 @@
+// rpc/dispatcher.cpp
+#include "rpc/dispatcher.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "rpc/event_builder.hpp"
+#include "rpc/schema_set.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using analytics::Event;
+using analytics::EventType;
+using nlohmann::json;
+
+constexpr size_t kMaxRawKept = 64 * 1024;
+
+std::string schema_name(const Protocol& p, std::string_view action, bool response) {
+  return std::string(action) +
+         std::string(response ? std::string_view("Response") : p.request_suffix);
+}
+
+json violations_json(const ValidationOutcome& v) {
+  json out = json::array();
+  for (const auto& x : v.violations) out.push_back({{"path", x.path}, {"message", x.message}});
+  return out;
+}
+
+// Raw id tokens never leave the gateway (DESIGN section 4), not even inside the raw text an
+// Invalid event keeps: in a refused CALL they are replaced by their HMAC. Text that did not
+// parse cannot be redacted and is kept as sent.
+constexpr std::string_view kTokenKeys[] = {"idTag", "parentIdTag", "idToken", "groupIdToken"};
+
+bool redact_tokens(const CallContext& ctx, json& node) {
+  bool changed = false;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const bool token_key =
+          std::find(std::begin(kTokenKeys), std::end(kTokenKeys), it.key()) != std::end(kTokenKeys);
+      if (token_key && it->is_primitive() && !it->is_null()) {
+        *it = "hmac:" +
+              hash_token(ctx, it->is_string() ? it->get_ref<const std::string&>() : it->dump());
+        changed = true;
+      } else {
+        changed = redact_tokens(ctx, *it) || changed;
+      }
+    }
+  } else if (node.is_array()) {
+    for (auto& child : node) changed = redact_tokens(ctx, child) || changed;
+  }
+  return changed;
+}
+
+// A frame refused before or during handling: CALLERROR + Invalid event. A CALLERROR answers
+// only a CALL: a broken CALLRESULT/CALLERROR is recorded, never answered (answering could start
+// an endless error exchange). When no id could be read, "-1" stands in for it (OCPP 2.0.1
+// part 4, RpcFrameworkError), so the peer still learns why nothing happened.
+InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view message_id,
+                     const CallError& error, bool answer = true) {
+  InboundResult r;
+  r.error = error.description;
+  invalid.error_code = std::string(wire_name(error.code, ctx.version));
+  r.events.push_back(std::move(invalid));
+  if (answer)
+    r.reply = serialize_call_error(message_id.empty() ? std::string_view("-1") : message_id,
+                                   error.code, ctx.version, error.description);
+  return r;
+}
+
+// The CALL re-serialised with its id tokens replaced by their HMAC, or nullopt when it holds
+// none. The substring test keeps the tree walk off frames that cannot hold a token.
+std::optional<std::string> redacted_call(const CallContext& ctx, const Frame& frame,
+                                         std::string_view text) {
+  if (text.find("idTag") == std::string_view::npos &&
+      text.find("idToken") == std::string_view::npos &&
+      text.find("groupIdToken") == std::string_view::npos)
+    return std::nullopt;
+  json payload = frame.payload;
+  if (!redact_tokens(ctx, payload)) return std::nullopt;
+  return serialize_call(frame.message_id, frame.action, payload);
+}
+
+// The Invalid event of a parsed CALL; `redacted` (from redacted_call) replaces the raw text.
+Event invalid_call_event(const CallContext& ctx, const std::optional<std::string>& redacted,
+                         std::string_view text, std::string_view reason) {
+  if (!redacted) return invalid_event(ctx, text, reason);
+  Event e = invalid_event(ctx, *redacted, reason);
+  e.extra["raw_redacted"] = true;
+  return e;
+}
+
+}  // namespace
+
+const ActionSpec* Protocol::find(std::string_view action) const {
+  for (const auto& spec : actions)
+    if (spec.action == action) return &spec;
+  return nullptr;
+}
+
+InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std::string_view text) {
+  CallContext ctx = caller;
+  ParseResult parsed = parse_frame(text);
+  if (!parsed.frame) {
+    ctx.message_id = parsed.message_id.value_or("");
+    ctx.action = parsed.action.value_or("");
+    const bool answer =
+        parsed.type != MessageType::CallResult && parsed.type != MessageType::CallError;
+    return refuse(ctx, invalid_event(ctx, text, parsed.error.description), ctx.message_id,
+                  parsed.error, answer);
+  }
+  Frame& frame = *parsed.frame;
+  ctx.message_id = frame.message_id;
+  if (frame.type != MessageType::Call) {
+    InboundResult r;
+    r.response = std::move(frame);
+    return r;  // the session matches it against its pending calls
+  }
+
+  ctx.action = frame.action;
+  const std::optional<std::string> redacted = redacted_call(ctx, frame, text);
+  auto refuse_call = [&](const CallError& error) {
+    InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
+                             frame.message_id, error);
+    r.stored_frame = redacted;
+    return r;
+  };
+  const ActionSpec* spec = protocol.find(frame.action);
+  if (!spec)
+    return refuse_call({RpcError::NotImplemented, "unknown action '" + frame.action + "'"});
+
+  const ValidationOutcome request_check =
+      protocol.schemas.validate(schema_name(protocol, frame.action, false), frame.payload);
+  if (!request_check.ok) {
+    if (ctx.mode == ValidationMode::Strict)
+      return refuse_call({request_check.code, request_check.summary()});
+    ctx.flags.emplace_back(analytics::flag::kSchemaViolation);
+    ctx.violations = violations_json(request_check);
+  }
+
+  HandleResult handled;
+  try {
+    handled = spec->handle(ctx, frame.payload);
+  } catch (const json::exception& e) {
+    // Only reachable in lenient mode: the payload broke the schema in a way the handler needs.
+    CallError error{
+        request_check.ok ? RpcError::InternalError : request_check.code,
+        request_check.ok ? std::string("handler failed: ") + e.what() : request_check.summary()};
+    return refuse_call(error);
+  }
+  if (auto* error = std::get_if<CallError>(&handled)) return refuse_call(*error);
+
+  json& response = std::get<json>(handled);
+  const ValidationOutcome response_check =
+      protocol.schemas.validate(schema_name(protocol, frame.action, true), response);
+  if (!response_check.ok) {
+    // Our own defect; never send a response that breaks the schema.
+    return refuse_call({RpcError::InternalError, "gateway produced an invalid " + frame.action +
+                                                     " response: " + response_check.summary()});
+  }
+
+  InboundResult r;
+  r.stored_frame = redacted;
+  r.reply = serialize_call_result(frame.message_id, response);
+  try {
+    EventBuilder builder(ctx, frame.payload.dump());
+    spec->to_events(ctx, frame.payload, response, builder);
+    r.events = std::move(builder).finish();
+  } catch (const json::exception& e) {
+    // The handler has answered and may have changed state, so the reply stands; the frame is
+    // kept whole as an Invalid event rather than lost.
+    r.error = std::string("mapping failed: ") + e.what();
+    r.events.clear();
+    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
+  }
+  return r;
+}
+
+Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_view reason) {
+  EventBuilder builder(ctx, std::string(raw));
+  Event& e = builder.add(EventType::Invalid);
+  e.extra["raw"] = json(std::string(raw.substr(0, kMaxRawKept)));
+  if (raw.size() > kMaxRawKept) e.extra["raw_truncated_from"] = raw.size();
+  e.extra["reason"] = std::string(reason);
+  auto events = std::move(builder).finish();
+  return std::move(events.front());
+}
+
+Event connection_event(const CallContext& ctx, std::string_view state, const json& details) {
+  std::string bytes = std::string(state) + ":" + std::to_string(ctx.ingest_ts_ms);
+  EventBuilder builder(ctx, bytes);
+  Event& e = builder.add(EventType::Connection);
+  e.extra = details.is_object() ? details : json::object();
+  e.extra["state"] = std::string(state);
+  auto events = std::move(builder).finish();
+  return std::move(events.front());
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,126 @@
+// rpc/event_builder.cpp
+#include "rpc/event_builder.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "util/time.hpp"
+
+namespace ocppgw::rpc {
+
+using analytics::Event;
+using nlohmann::json;
+
+EventBuilder::EventBuilder(const CallContext& ctx, std::string payload_bytes)
+    : ctx_(ctx), payload_bytes_(std::move(payload_bytes)) {}
+
+Event& EventBuilder::add(analytics::EventType type) {
+  Event& e = events_.emplace_back();
+  e.charge_point_id = std::string(ctx_.charge_point_id);
+  e.event_type = type;
+  e.ocpp_action = std::string(ctx_.action);
+  if (!ctx_.message_id.empty()) e.message_id = std::string(ctx_.message_id);
+  e.event_ts_ms = ctx_.ingest_ts_ms;
+  e.ingest_ts_ms = ctx_.ingest_ts_ms;
+  e.ocpp_version = std::string(to_string(ctx_.version));
+  e.gateway_node = ctx_.policy.gateway_node;
+  return e;
+}
+
+std::vector<Event> EventBuilder::finish() && {
+  for (size_t i = 0; i < events_.size(); ++i) {
+    Event& e = events_[i];
+    e.event_id = analytics::make_event_id(ctx_.charge_point_id, ctx_.message_id, ctx_.action,
+                                          payload_bytes_, i);
+    for (const auto& f : ctx_.flags) {
+      if (std::find(e.flags.begin(), e.flags.end(), f) == e.flags.end()) e.flags.push_back(f);
+    }
+    if (!ctx_.violations.empty()) e.extra["schema_violations"] = ctx_.violations;
+  }
+  return std::move(events_);
+}
+
+void set_device_time(Event& e, const json& timestamp) {
+  if (timestamp.is_null()) return;  // the message has no device time
+  if (timestamp.is_string()) {
+    if (auto ms = util::parse_rfc3339_ms(timestamp.get_ref<const std::string&>())) {
+      e.event_ts_ms = *ms;
+      return;
+    }
+  }
+  e.extra["raw_timestamp"] = timestamp;
+  if (std::find(e.flags.begin(), e.flags.end(), "INVALID_TIMESTAMP") == e.flags.end())
+    e.flags.emplace_back("INVALID_TIMESTAMP");
+}
+
+std::string hash_token(const CallContext& ctx, std::string_view token) {
+  return analytics::hash_id_token(ctx.policy.id_token_secret, token);
+}
+
+void apply_sampled_value(Event& e, std::string_view measurand, std::string_view unit,
+                         std::optional<double> value, const json& raw) {
+  const bool total = !raw.contains("phase");
+  auto scaled = [&](std::string_view base, std::string_view kilo) -> std::optional<double> {
+    if (!value) return std::nullopt;
+    if (unit.empty() || unit == base) return *value;
+    // Rounded to micro-units so that "1.005" kWh is 1005 Wh, not 1004.9999999999999.
+    if (unit == kilo) return std::round(*value * 1e9) / 1e6;
+    return std::nullopt;  // unknown unit: never guess
+  };
+  std::optional<double>* column = nullptr;
+  std::optional<double> normalised;
+  if (total && value) {
+    if (measurand.empty() || measurand == "Energy.Active.Import.Register") {
+      column = &e.meter_wh;
+      normalised = scaled("Wh", "kWh");
+    } else if (measurand == "Power.Active.Import") {
+      column = &e.power_w;
+      normalised = scaled("W", "kW");
+    } else if (measurand == "Current.Import") {
+      column = &e.current_a;
+      normalised = (unit.empty() || unit == "A") ? value : std::nullopt;
+    } else if (measurand == "Voltage") {
+      column = &e.voltage_v;
+      normalised = (unit.empty() || unit == "V") ? value : std::nullopt;
+    } else if (measurand == "SoC") {
+      column = &e.soc_pct;
+      normalised = (unit.empty() || unit == "Percent") ? value : std::nullopt;
+    }
+  }
+  if (column && normalised && !column->has_value()) {
+    *column = normalised;
+    return;
+  }
+  e.extra["sampled_values"].push_back(raw);
+}
+
+void keep_unknown_fields(Event& e, const json& payload,
+                         std::initializer_list<std::string_view> known) {
+  if (!payload.is_object()) return;
+  for (auto it = payload.begin(); it != payload.end(); ++it) {
+    if (std::find(known.begin(), known.end(), it.key()) == known.end())
+      e.extra[it.key()] = it.value();
+  }
+}
+
+std::string normalize_status(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool upper = std::isupper(static_cast<unsigned char>(c));
+    // A word starts at an upper-case letter that follows a lower-case one ("SuspendedEV"
+    // -> SUSPENDED_EV), keeping acronyms ("EV", "EVSE") together.
+    if (i > 0 && upper && std::islower(static_cast<unsigned char>(s[i - 1]))) out += '_';
+    if (c == ' ' || c == '-') {
+      out += '_';
+      continue;
+    }
+    out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,145 @@
+// rpc/frame.cpp
+#include "rpc/frame.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using nlohmann::json;
+
+ParseResult failure(RpcError code, std::string description) {
+  ParseResult r;
+  r.error = {code, std::move(description)};
+  return r;
+}
+
+// Bracket depth outside string literals; a linear scan, far cheaper than the parse it guards.
+bool nesting_within(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// Parses `text`, dropping (iteratively, without recursion) every value nested deeper than the
+// limit; `too_deep` says whether anything was dropped.
+json parse_shallow(std::string_view text, bool& too_deep) {
+  too_deep = false;
+  return json::parse(
+      text.begin(), text.end(),
+      [&too_deep](int depth, json::parse_event_t, json&) {
+        if (depth <= kMaxNestingDepth) return true;
+        too_deep = true;
+        return false;
+      },
+      /*allow_exceptions=*/false);
+}
+
+}  // namespace
+
+ParseResult parse_frame(std::string_view text) {
+  bool too_deep = false;
+  json doc = nesting_within(text, kMaxNestingDepth)
+                 ? json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false)
+                 : parse_shallow(text, too_deep);
+  if (doc.is_discarded()) return failure(RpcError::FormationViolation, "frame is not valid JSON");
+  if (!doc.is_array() || doc.empty())
+    return failure(RpcError::FormationViolation, "frame is not a non-empty JSON array");
+
+  // Recover what can be echoed before judging the frame.
+  ParseResult r;
+  if (doc.size() >= 2 && doc[1].is_string()) r.message_id = doc[1].get<std::string>();
+  // Compared as unsigned so that e.g. 2^32 + 2 cannot wrap around to a CALL.
+  const std::optional<uint64_t> type =
+      doc[0].is_number_unsigned() ? std::optional<uint64_t>(doc[0].get<uint64_t>()) : std::nullopt;
+  if (type && *type >= 2 && *type <= 4) r.type = static_cast<MessageType>(*type);
+  if (r.type == MessageType::Call && doc.size() >= 3 && doc[2].is_string())
+    r.action = doc[2].get<std::string>();
+
+  auto fail = [&r](RpcError code, std::string description) {
+    r.error = {code, std::move(description)};
+    return r;
+  };
+  if (!doc[0].is_number_integer())
+    return fail(RpcError::FormationViolation, "message type is not an integer");
+  if (doc.size() < 2 || !doc[1].is_string())
+    return fail(RpcError::FormationViolation, "message id is missing or not a string");
+  if (r.message_id->empty() || r.message_id->size() > kMaxMessageIdLength)
+    return fail(RpcError::FormationViolation, "message id must be 1-36 characters");
+  if (!r.type)
+    return fail(RpcError::MessageTypeNotSupported,
+                "message type " + doc[0].dump() + " is not 2, 3 or 4");
+  if (too_deep)
+    return fail(RpcError::FormationViolation,
+                "JSON nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+
+  Frame f;
+  f.message_id = *r.message_id;
+  switch (*r.type) {
+    case MessageType::Call:
+      if (doc.size() != 4)
+        return fail(RpcError::FormationViolation, "CALL must have exactly 4 elements");
+      if (!r.action || r.action->empty())
+        return fail(RpcError::FormationViolation, "CALL action is not a non-empty string");
+      if (!doc[3].is_object())
+        return fail(RpcError::FormationViolation, "CALL payload is not a JSON object");
+      f.type = MessageType::Call;
+      f.action = *r.action;
+      f.payload = std::move(doc[3]);
+      break;
+    case MessageType::CallResult:
+      if (doc.size() != 3)
+        return fail(RpcError::FormationViolation, "CALLRESULT must have exactly 3 elements");
+      if (!doc[2].is_object())
+        return fail(RpcError::FormationViolation, "CALLRESULT payload is not a JSON object");
+      f.type = MessageType::CallResult;
+      f.payload = std::move(doc[2]);
+      break;
+    case MessageType::CallError:
+      if (doc.size() != 5)
+        return fail(RpcError::FormationViolation, "CALLERROR must have exactly 5 elements");
+      if (!doc[2].is_string() || !doc[3].is_string() || !doc[4].is_object())
+        return fail(RpcError::FormationViolation,
+                    "CALLERROR needs string code, string description and object details");
+      f.type = MessageType::CallError;
+      f.error_code = doc[2].get<std::string>();
+      f.error_description = doc[3].get<std::string>();
+      f.error_details = std::move(doc[4]);
+      break;
+  }
+  r.frame = std::move(f);
+  return r;
+}
+
+std::string serialize_call(std::string_view message_id, std::string_view action,
+                           const json& payload) {
+  return json::array({2, message_id, action, payload}).dump();
+}
+
+std::string serialize_call_result(std::string_view message_id, const json& payload) {
+  return json::array({3, message_id, payload}).dump();
+}
+
+std::string serialize_call_error(std::string_view message_id, RpcError code, OcppVersion version,
+                                 std::string_view description, const json& details) {
+  // A description can come from peer input; dump() escapes it and replaces invalid UTF-8.
+  return json::array({4, message_id, wire_name(code, version), description, details})
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,87 @@
+// rpc/mapper_util.hpp: mapper helpers the 1.6 and 2.0.1 packages both need beyond
+// event_builder.hpp: non-throwing member access, "everything not mapped goes to extra", the
+// extra keys for what the CSMS decided about an id token, and the sampled-value loop. Both
+// versions send meterValue entries {timestamp, sampledValue[]}; they differ only in how one
+// sampled value spells its measurand, unit and number, which a version supplies as a
+// SampledValueReader. Grouping by timestamp (one canonical event per instant, DESIGN section 4)
+// and the bookkeeping of what a column could not hold live here once. Pure functions; no state;
+// safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analytics/event.hpp"
+#include "rpc/action.hpp"
+
+namespace ocppgw::rpc {
+
+// ---- reading payload members without throwing ----
+// Mappers run after validation, but in lenient mode a member may still have the wrong type;
+// these return nullopt/nullptr instead of throwing, so mapping never fails a frame.
+std::optional<std::string_view> string_member(const nlohmann::json& object, std::string_view key);
+std::optional<int64_t> int_member(const nlohmann::json& object, std::string_view key);
+const nlohmann::json* object_member(const nlohmann::json& object, std::string_view key);
+// The member, or a static null when absent. Unlike json::value() it returns a reference into
+// `object`, so pointers taken from it (MeterValueGroup) stay valid while `object` lives.
+const nlohmann::json& member_or_null(const nlohmann::json& object, std::string_view key);
+
+// Copies into e.extra everything in `payload` except the members a mapper turned into columns,
+// named by slash paths ("transactionInfo/transactionId"). Nesting is kept, and objects left
+// empty are dropped. When the frame broke its schema (lenient mode), the mapped members may not
+// have had the type the columns need, so the whole payload is kept in extra.payload instead:
+// nothing is ever lost to a type mismatch.
+void keep_unmapped(const CallContext& ctx, analytics::Event& e, const nlohmann::json& payload,
+                   std::initializer_list<std::string_view> mapped_paths);
+
+// What the CSMS answered about an id token (1.6 idTagInfo, 2.0.1 idTokenInfo), under one set of
+// extra keys for both versions: id_token_status, id_token_expiry and group_id_token_hash (the
+// 1.6 parentIdTag or 2.0.1 groupIdToken.idToken; a token too, so only its hash is kept).
+// Members that are not strings (absent: null) are left out.
+void keep_id_token_info(const CallContext& ctx, analytics::Event& e, const nlohmann::json& status,
+                        const nlohmann::json& expiry = nullptr,
+                        const nlohmann::json& group_token = nullptr);
+
+// One sampled value in version-neutral terms; the views point into the sampled value's JSON.
+struct SampledReading {
+  std::string_view measurand;   // "" means the OCPP default, Energy.Active.Import.Register
+  std::string_view unit;        // "" means the measurand's base unit
+  std::optional<double> value;  // already scaled by any multiplier; nullopt if not a number
+};
+using SampledValueReader = SampledReading (*)(const nlohmann::json& sampled_value);
+
+// The meterValue entries of one frame that share an instant, in order of first appearance.
+struct MeterValueGroup {
+  const nlohmann::json* timestamp = nullptr;   // the first entry's timestamp as sent
+  std::optional<int64_t> timestamp_ms;         // nullopt if it does not parse
+  std::vector<const nlohmann::json*> entries;  // elements of the meterValue array
+};
+
+// Entries are grouped by parsed instant ("...Z" and "+00:00" spellings of one instant merge);
+// unparsable timestamps group by their exact text. A non-array yields no groups.
+std::vector<MeterValueGroup> group_meter_values(const nlohmann::json& meter_values);
+
+// The group whose instant equals `timestamp_ms`, if any.
+const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
+                                  std::optional<int64_t> timestamp_ms);
+
+// Applies every sampled value of the group's entries with apply_sampled_values; unknown members
+// of an entry (and entries that are not objects) go to extra.meter_value_details. Does not
+// touch event_ts: the caller decides whose time the event carries.
+void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
+                             SampledValueReader read);
+
+// Applies each element of one sampledValue array with rpc::apply_sampled_value; elements that
+// are not objects go to extra.sampled_values. What a column cannot hold is kept: the other
+// members of a value that filled a column (context, location, format, signedMeterValue,
+// customData) go to extra.sampled_value_attributes.<column> (e.g. .meter_wh). A non-array
+// yields nothing: the caller decides where it is kept.
+void apply_sampled_values(analytics::Event& e, const nlohmann::json& sampled_values,
+                          SampledValueReader read);
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,176 @@
+// rpc/schema_set.cpp
+#include "rpc/schema_set.hpp"
+
+#include <new>
+#include <stdexcept>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/constraint_builder.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include "util/time.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+bool starts_with(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// valijson reports a failing leaf constraint and then one wrapper error per enclosing
+// container ("Failed to validate item #0 ..."); only leaves say what is wrong.
+bool is_wrapper(const std::string& d) {
+  return starts_with(d, "Failed to validate item #") ||
+         starts_with(d, "Failed to validate against schema associated with property name") ||
+         starts_with(d, "Failed to validate against additional properties schema") ||
+         starts_with(d, "Failed to validate against any schemas allowed by anyOf");
+}
+
+RpcError classify(const std::string& d) {
+  if (starts_with(d, "Missing required property")) return RpcError::OccurrenceConstraintViolation;
+  if (starts_with(d, "Value type not permitted")) return RpcError::TypeConstraintViolation;
+  if (starts_with(d, "Object contains a property")) return RpcError::FormationViolation;
+  if (starts_with(d, "Array should contain no") || starts_with(d, "Array contains more items"))
+    return RpcError::OccurrenceConstraintViolation;
+  return RpcError::PropertyConstraintViolation;  // enum, length, range, format, pattern
+}
+
+// valijson checks "format": "date-time" with a std::regex built on every call: slow on the hot
+// path, and libstdc++'s recursive matcher overflows the stack on long input (a 1 MB timestamp
+// crashes the process). The schemas are compiled with that keyword swapped for this linear
+// check, which also rejects impossible dates such as 2025-02-30.
+constexpr const char* kDateTimeKeyword = "x-ocppgw-date-time";
+
+class DateTimeConstraint : public valijson::constraints::PolyConstraint {
+ public:
+  bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    if (!target.isString()) return true;  // the "type" constraint reports that
+    const std::string text = target.getString();
+    if (is_date_time(text)) return true;
+    if (results) results->pushError(context, "String should be a valid RFC 3339 date-time");
+    return false;
+  }
+
+ private:
+  // RFC 3339 section 5.6: "T" (or "t") between date and time, and a zone of Z or +hh:mm.
+  static bool is_date_time(std::string_view s) {
+    if (!util::parse_rfc3339_ms(s)) return false;
+    const char last = s.back();
+    return (s[10] == 'T' || s[10] == 't') && (last == 'Z' || last == 'z' || s[s.size() - 3] == ':');
+  }
+  Constraint* cloneInto(void* memory) const override {
+    return new (memory) DateTimeConstraint(*this);
+  }
+  size_t sizeOf() const override { return sizeof(DateTimeConstraint); }
+};
+
+class DateTimeBuilder : public valijson::ConstraintBuilder {
+ public:
+  valijson::constraints::Constraint* make(const valijson::adapters::Adapter&) const override {
+    return new DateTimeConstraint();
+  }
+};
+
+// Replaces every "format": "date-time" of a schema document with kDateTimeKeyword.
+void swap_date_time_format(nlohmann::json& node) {
+  if (node.is_object()) {
+    auto format = node.find("format");
+    if (format != node.end() && *format == "date-time") {
+      node.erase(format);
+      node[kDateTimeKeyword] = true;
+    }
+  }
+  if (node.is_structured())
+    for (auto& child : node) swap_date_time_format(child);
+}
+
+std::string join_path(const std::vector<std::string>& context) {
+  // valijson's context starts with "<root>" and wraps names as ["name"] / [index].
+  std::string path;
+  for (size_t i = 1; i < context.size(); ++i) {
+    std::string part = context[i];
+    if (part.size() >= 2 && part.front() == '[' && part.back() == ']') {
+      part = part.substr(1, part.size() - 2);
+      if (part.size() >= 2 && part.front() == '"' && part.back() == '"')
+        part = part.substr(1, part.size() - 2);
+    }
+    path += "/" + part;
+  }
+  return path.empty() ? "/" : path;
+}
+
+}  // namespace
+
+struct SchemaSet::Compiled {
+  valijson::Schema schema;
+};
+
+std::string ValidationOutcome::summary() const {
+  std::string out;
+  for (const auto& v : violations) {
+    if (!out.empty()) out += "; ";
+    out += v.path + ": " + v.message;
+    if (out.size() > 400) break;  // keep CALLERROR descriptions readable
+  }
+  return out;
+}
+
+SchemaSet::SchemaSet(OcppVersion version,
+                     const std::map<std::string_view, std::string_view>& sources)
+    : version_(version) {
+  // 1.6 schemas are draft-04, 2.0.1 schemas draft-06, which valijson reads as draft-07.
+  valijson::SchemaParser parser(version == OcppVersion::v16 ? valijson::SchemaParser::kDraft4
+                                                            : valijson::SchemaParser::kDraft7);
+  parser.addConstraintBuilder(kDateTimeKeyword, new DateTimeBuilder());
+  for (const auto& [name, text] : sources) {
+    nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (doc.is_discarded())
+      throw std::runtime_error("schema " + std::string(name) + " is not JSON");
+    swap_date_time_format(doc);
+    auto compiled = std::make_unique<Compiled>();
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    parser.populateSchema(adapter, compiled->schema);
+    schemas_.emplace(std::string(name), std::move(compiled));
+  }
+}
+
+SchemaSet::~SchemaSet() = default;
+
+bool SchemaSet::has(std::string_view name) const { return schemas_.find(name) != schemas_.end(); }
+
+ValidationOutcome SchemaSet::validate(std::string_view name, const nlohmann::json& instance) const {
+  ValidationOutcome out;
+  auto it = schemas_.find(name);
+  if (it == schemas_.end()) {
+    out.ok = false;
+    out.code = RpcError::InternalError;
+    out.violations.push_back({"/", "no schema named " + std::string(name)});
+    return out;
+  }
+  valijson::Validator validator(valijson::Validator::kStrongTypes);
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(instance);
+  if (validator.validate(it->second->schema, target, &results)) return out;
+  out.ok = false;
+  valijson::ValidationResults::Error error;
+  bool classified = false;
+  while (results.popError(error)) {
+    if (is_wrapper(error.description)) continue;
+    if (!classified) {
+      out.code = classify(error.description);
+      classified = true;
+    }
+    out.violations.push_back({join_path(error.context), error.description});
+  }
+  if (!classified) {
+    out.code = RpcError::PropertyConstraintViolation;
+    out.violations.push_back({"/", "payload does not match the schema"});
+  }
+  return out;
+}
+
+}  // namespace ocppgw::rpc

@@ -1,0 +1,315 @@
+#include "csms/sqlite_csms_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include "csms/sqlite_event_sink.hpp"
+#include "storage/gateway_db.hpp"
+#include "storage/id_token_store.hpp"
+#include "tests/unit/csms/sink_test_util.hpp"
+#include "tests/unit/storage/temp_dir.hpp"
+
+namespace ocppgw::csms {
+namespace {
+
+using testing::count_rows;
+
+constexpr const char* kSecret = "test-secret";
+
+// Drives SqliteCsmsState as the dispatcher does: each call gets a WriteSet, which the real
+// sink commits (unless the test defers it to model frame N+1 handled before frame N commits).
+class CsmsStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_.file("g.db");
+    storage::Status s;
+    sink_ = make_sqlite_event_sink({.db_path = path_}, &s);
+    ASSERT_TRUE(sink_) << s.message();
+    policy_.id_token_secret = kSecret;
+    reopen();
+  }
+
+  void reopen() {
+    state_.reset();
+    storage::Status s;
+    state_ = SqliteCsmsState::open(path_, policy_, &s);
+    ASSERT_TRUE(state_) << s.message();
+  }
+
+  template <typename F>
+  auto call(const std::string& cp, F f, bool commit_now = true, int64_t now_ms = 1'000'000) {
+    rpc::WriteSet writes;
+    rpc::CallContext ctx{.charge_point_id = cp,
+                         .version = rpc::OcppVersion::v16,
+                         .message_id = "m",
+                         .action = "X",
+                         .ingest_ts_ms = now_ms,
+                         .policy = rpc_policy_,
+                         .state = *state_,
+                         .writes = &writes,
+                         .flags = {},
+                         .violations = nlohmann::json::array()};
+    auto result = f(ctx);
+    if (commit_now)
+      commit(cp, std::move(writes));
+    else
+      deferred_.push_back({cp, std::move(writes)});
+    return result;
+  }
+
+  void commit(const std::string& cp, rpc::WriteSet writes) {
+    SinkEntry e;
+    e.charge_point_id = cp;
+    e.writes = std::make_unique<rpc::WriteSet>(std::move(writes));
+    ASSERT_TRUE(testing::submit_and_wait(*sink_, std::move(e)));
+  }
+
+  void commit_deferred() {
+    for (auto& [cp, w] : deferred_) commit(cp, std::move(w));
+    deferred_.clear();
+  }
+
+  rpc::StartTransaction16Result start(const std::string& cp, int64_t connector,
+                                      const std::string& tag, int64_t ts = 100, int64_t meter = 0,
+                                      bool commit_now = true) {
+    return call(
+        cp,
+        [&](rpc::CallContext& ctx) {
+          return state_->start_transaction(ctx, {connector, tag, ts, meter, std::nullopt});
+        },
+        commit_now);
+  }
+
+  rpc::StopTransaction16Result stop(const std::string& cp, int64_t id) {
+    return call(cp, [&](rpc::CallContext& ctx) {
+      return state_->stop_transaction(ctx, {id, std::nullopt, 200, 10, std::string("Local")});
+    });
+  }
+
+  std::string authorize(const std::string& cp, const std::string& tag, int64_t now = 1'000'000) {
+    return call(
+               cp, [&](rpc::CallContext& ctx) { return state_->authorize(ctx, tag); }, true, now)
+        .status;
+  }
+
+  void add_token(const std::string& tag, const std::string& status,
+                 std::optional<int64_t> expiry = std::nullopt,
+                 std::optional<std::string> parent = std::nullopt) {
+    storage::Status s;
+    auto db = storage::open_gateway_db(path_, &s);
+    ASSERT_TRUE(db) << s.message();
+    ASSERT_TRUE(storage::IdTokenStore(*db)
+                    .upsert({analytics::hash_id_token(kSecret, tag), status, expiry, parent, 1})
+                    .ok());
+  }
+
+  testing::TempDir dir_;
+  std::string path_;
+  std::unique_ptr<EventSink> sink_;
+  CsmsPolicy policy_;
+  rpc::Policy rpc_policy_;
+  std::unique_ptr<SqliteCsmsState> state_;
+  std::vector<std::pair<std::string, rpc::WriteSet>> deferred_;
+};
+
+TEST_F(CsmsStateTest, IdenticalStartGetsTheSameIdAlsoAfterRestart) {
+  auto a = start("CP1", 1, "TAG", 100, 5);
+  EXPECT_FALSE(a.replay);
+  EXPECT_GT(a.transaction_id, 0);
+  auto again = start("CP1", 1, "TAG", 100, 5);
+  EXPECT_TRUE(again.replay);
+  EXPECT_EQ(again.transaction_id, a.transaction_id);
+  auto other = start("CP1", 1, "TAG", 101, 5);  // different timestamp: a new transaction
+  EXPECT_NE(other.transaction_id, a.transaction_id);
+  reopen();
+  auto after = start("CP1", 1, "TAG", 100, 5);
+  EXPECT_TRUE(after.replay);
+  EXPECT_EQ(after.transaction_id, a.transaction_id);
+  // Still idempotent once the transaction is stopped (the lookup is by start key).
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  reopen();
+  EXPECT_EQ(start("CP1", 1, "TAG", 100, 5).transaction_id, a.transaction_id);
+}
+
+TEST_F(CsmsStateTest, IdenticalStartBeforeCommitGetsTheSameId) {
+  auto a = start("CP1", 1, "TAG", 100, 5, /*commit=*/false);
+  auto b = start("CP1", 1, "TAG", 100, 5, /*commit=*/false);
+  EXPECT_EQ(a.transaction_id, b.transaction_id);
+  EXPECT_TRUE(b.replay);
+  commit_deferred();
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db, "SELECT count(*) FROM transactions16"), 1);
+}
+
+TEST_F(CsmsStateTest, RawIdTagsAreNeverStored) {
+  start("CP1", 1, "SECRET-TAG-123");
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db, "SELECT count(*) FROM transactions16 WHERE id_tag_hash = '" +
+                                analytics::hash_id_token(kSecret, "SECRET-TAG-123") + "'"),
+            1);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM transactions16 WHERE id_tag_hash LIKE "
+                       "'%SECRET%' OR start_key LIKE '%SECRET%'"),
+            0);
+}
+
+TEST_F(CsmsStateTest, TagInActiveTransactionIsConcurrentTx) {
+  add_token("TAG", "Accepted");
+  auto first = start("CP1", 1, "TAG");
+  EXPECT_EQ(first.id_tag_info.status, "Accepted");
+  EXPECT_EQ(authorize("CP2", "TAG"), "ConcurrentTx");
+  auto second = start("CP1", 2, "TAG", 300);  // another connector: concurrent, still an id
+  EXPECT_EQ(second.id_tag_info.status, "ConcurrentTx");
+  EXPECT_GT(second.transaction_id, 0);
+  EXPECT_NE(second.transaction_id, first.transaction_id);
+  // A replay of the first start is not concurrent with itself, but the second is still active.
+  EXPECT_EQ(start("CP1", 1, "TAG").id_tag_info.status, "ConcurrentTx");
+  EXPECT_TRUE(stop("CP1", second.transaction_id).known);
+  EXPECT_EQ(start("CP1", 1, "TAG").id_tag_info.status, "Accepted");
+  EXPECT_TRUE(stop("CP1", first.transaction_id).known);
+  EXPECT_EQ(authorize("CP2", "TAG"), "Accepted");
+}
+
+TEST_F(CsmsStateTest, ActiveTransactionsSurviveRestart) {
+  add_token("TAG", "Accepted");
+  auto a = start("CP1", 1, "TAG");
+  reopen();
+  EXPECT_EQ(state_->active_transaction_count(), 1u);
+  EXPECT_EQ(authorize("CP1", "TAG"), "ConcurrentTx");
+  EXPECT_TRUE(call("CP1", [&](rpc::CallContext& ctx) {
+    return state_->transaction_known(ctx, a.transaction_id);
+  }));
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  reopen();
+  EXPECT_EQ(state_->active_transaction_count(), 0u);
+  EXPECT_EQ(authorize("CP1", "TAG"), "Accepted");
+}
+
+TEST_F(CsmsStateTest, UnknownStopsAreAnsweredAndMarkedUnknown) {
+  auto a = start("CP1", 1, "TAG");
+  EXPECT_FALSE(stop("CP1", -1).known);
+  EXPECT_FALSE(stop("CP1", 999999).known);
+  EXPECT_FALSE(stop("CP2", a.transaction_id).known);  // someone else's transaction
+  EXPECT_FALSE(call("CP2", [&](rpc::CallContext& ctx) {
+    return state_->transaction_known(ctx, a.transaction_id);
+  }));
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);  // a re-sent stop
+  reopen();
+  EXPECT_TRUE(call("CP1", [&](rpc::CallContext& ctx) {
+    return state_->transaction_known(ctx, a.transaction_id);
+  }));
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM transactions16 WHERE stop_ts_ms = 200 AND "
+                       "meter_stop = 10 AND stop_reason = 'Local'"),
+            1);
+}
+
+TEST_F(CsmsStateTest, IdsNeverRepeatAcrossRestarts) {
+  std::set<int32_t> ids;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 5; ++i)
+      EXPECT_TRUE(ids.insert(start("CP1", 1, "T", round * 100 + i).transaction_id).second);
+    reopen();
+  }
+}
+
+TEST_F(CsmsStateTest, TokenListExpiryAndUnknownPolicy) {
+  add_token("OK", "Accepted", std::nullopt, std::string("GROUP-1"));
+  add_token("BLOCKED", "Blocked");
+  add_token("OLD", "Accepted", 500'000);
+  auto info = call("CP1", [&](rpc::CallContext& ctx) { return state_->authorize(ctx, "OK"); });
+  EXPECT_EQ(info.status, "Accepted");
+  EXPECT_EQ(info.parent_id, "GROUP-1");
+  EXPECT_EQ(authorize("CP1", "BLOCKED"), "Blocked");
+  EXPECT_EQ(authorize("CP1", "OLD", 400'000), "Accepted");
+  EXPECT_EQ(authorize("CP1", "OLD", 600'000), "Expired");
+  EXPECT_EQ(authorize("CP1", "NEVER-SEEN"), "Accepted");
+  policy_.unknown_id_token = UnknownIdToken::Invalid;
+  reopen();
+  EXPECT_EQ(authorize("CP1", "NEVER-SEEN"), "Invalid");
+  EXPECT_EQ(authorize("CP1", "OK"), "Accepted");
+}
+
+TEST_F(CsmsStateTest, BootPolicyAndAcceptedChargePointsStayAccepted) {
+  policy_.unknown_charge_point = UnknownChargePoint::Pending;
+  reopen();
+  auto boot = [&](const std::string& cp) {
+    return call(cp, [&](rpc::CallContext& ctx) {
+      return state_->boot(ctx, {"Vendor", "Model", std::string("SN1"), std::nullopt, std::nullopt});
+    });
+  };
+  EXPECT_EQ(boot("CP1").status, "Pending");
+  {
+    // An operator accepts CP1 (the REST API comes later; the row is what it will write).
+    storage::Status s;
+    auto db = storage::open_gateway_db(path_, &s);
+    ASSERT_TRUE(db->exec("UPDATE charge_points SET registration_status = 'Accepted', "
+                         "validation_mode = 'lenient' WHERE id = 'CP1'")
+                    .ok());
+  }
+  policy_.unknown_charge_point = UnknownChargePoint::Reject;
+  reopen();
+  EXPECT_EQ(boot("CP1").status, "Accepted");
+  EXPECT_EQ(boot("CP2").status, "Rejected");
+  EXPECT_EQ(state_->validation_mode("CP1"), rpc::ValidationMode::Lenient);
+  EXPECT_EQ(state_->validation_mode("CP2"), std::nullopt);
+  ASSERT_TRUE(state_->charge_point("CP2"));
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM charge_points WHERE vendor = 'Vendor' AND "
+                       "serial_number = 'SN1' AND ocpp_version = '1.6'"),
+            2);
+}
+
+TEST_F(CsmsStateTest, TransactionEventFlagsMatchTheContract) {
+  auto event = [&](const std::string& tx, const std::string& type, int64_t seq,
+                   bool offline = false) {
+    return call("CP1",
+                [&](rpc::CallContext& ctx) {
+                  rpc::TransactionEvent201 req;
+                  req.transaction_id = tx;
+                  req.event_type = type;
+                  req.seq_no = seq;
+                  req.offline = offline;
+                  return state_->transaction_event(ctx, req);
+                })
+        .flags;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(event("T1", "Started", 0), V{});
+  EXPECT_EQ(event("T1", "Updated", 1), V{});
+  EXPECT_EQ(event("T1", "Updated", 1), V{"SEQ_NO_REPEATED"});
+  EXPECT_EQ(event("T1", "Updated", 4), V{"SEQ_NO_GAP"});
+  EXPECT_EQ(event("T2", "Ended", 3), V{"ENDED_BEFORE_STARTED"});
+  EXPECT_EQ(event("T3", "Updated", 0, true), (V{"UNKNOWN_TRANSACTION", "OFFLINE_REPLAY"}));
+  reopen();  // sequence state is durable
+  EXPECT_EQ(event("T1", "Ended", 5), V{});
+  EXPECT_EQ(event("T1", "Ended", 5), V{"SEQ_NO_REPEATED"});
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM transactions201 WHERE transaction_id = 'T1' "
+                       "AND started = 1 AND ended = 1 AND last_seq_no = 5 AND seq_gaps = 1"),
+            1);
+}
+
+TEST_F(CsmsStateTest, StoresDeviceReports) {
+  call("CP1", [&](rpc::CallContext& ctx) {
+    state_->store_report(ctx, 7, 0, nlohmann::json::array({{{"component", "EVSE"}}}));
+    return 0;
+  });
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM device_reports WHERE charge_point_id = 'CP1' "
+                       "AND request_id = 7 AND json LIKE '%EVSE%'"),
+            1);
+}
+
+}  // namespace
+}  // namespace ocppgw::csms

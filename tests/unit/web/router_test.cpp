@@ -1,0 +1,60 @@
+// tests/unit/web/router_test.cpp: routes match exact paths (query ignored), unknown paths are
+// 404, a known path with another method is 405 with Allow, and HEAD uses the GET route.
+#include "web/router.hpp"
+
+#include <optional>
+
+#include <gtest/gtest.h>
+
+namespace ocppgw::web {
+namespace {
+
+HttpRequest request(http::verb method, std::string target) {
+  HttpRequest r{method, target, 11};
+  r.keep_alive(true);
+  return r;
+}
+
+HttpResponse route(const Router& router, HttpRequest r) {
+  std::optional<HttpResponse> out;
+  router.handle(std::move(r), [&](HttpResponse res) { out = std::move(res); });
+  EXPECT_TRUE(out);
+  return out ? *out : HttpResponse{};
+}
+
+Router make_router() {
+  Router router;
+  router.add(http::verb::get, "/a", [](HttpRequest&& req, HttpRespond respond) {
+    respond(text_response(req, http::status::ok, "got a"));
+  });
+  router.add(http::verb::post, "/a", [](HttpRequest&& req, HttpRespond respond) {
+    respond(text_response(req, http::status::created, "posted a"));
+  });
+  return router;
+}
+
+TEST(Router, MatchesMethodAndPathIgnoringTheQuery) {
+  const Router router = make_router();
+  auto res = route(router, request(http::verb::get, "/a?x=1"));
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_EQ(res.body(), "got a\n");
+  EXPECT_TRUE(res.keep_alive());
+  EXPECT_EQ(route(router, request(http::verb::post, "/a")).result(), http::status::created);
+}
+
+TEST(Router, UnknownPathIs404AndOtherMethodIs405WithAllow) {
+  const Router router = make_router();
+  EXPECT_EQ(route(router, request(http::verb::get, "/b")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/a/")).result(), http::status::not_found);
+  auto res = route(router, request(http::verb::delete_, "/a"));
+  EXPECT_EQ(res.result(), http::status::method_not_allowed);
+  EXPECT_EQ(res[http::field::allow], "GET, HEAD, POST");
+}
+
+TEST(Router, HeadIsServedByTheGetRoute) {
+  const Router router = make_router();
+  EXPECT_EQ(route(router, request(http::verb::head, "/a")).result(), http::status::ok);
+}
+
+}  // namespace
+}  // namespace ocppgw::web
