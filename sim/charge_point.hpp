@@ -1,6 +1,11 @@
-// sim/charge_point.hpp: one simulated charge point: connection life cycle (connect, boot,
-// offline periods, abrupt drops, storms), the sessions on its connectors, the in-flight window
-// of CALLs, fault injection and the ground truth it implies.
+// sim/charge_point.hpp: one simulated charge point: its connection, the sessions on its
+// connectors, its window of in-flight CALLs, the faults it injects and the ground truth those
+// imply. The class is implemented in four files, one job each:
+//   charge_point.cpp           connection life cycle (connect, boot, offline, close) and the
+//                              one timer that drives every schedule
+//   charge_point_calls.cpp     the CALL window: outbox to wire, answers back to the truth
+//   charge_point_sessions.cpp  sessions: arrivals, meter readings, energy, load-mode traffic
+//   charge_point_faults.cpp    every deliberate misbehaviour and the truth counters it implies
 // Threading: a ChargePoint belongs to one shard and every member runs on that shard's single
 // io thread (no strand, no lock). One steady_timer per charge point drives all its schedules.
 #pragma once
@@ -14,65 +19,15 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/address.hpp>
-#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include "sim/config.hpp"
 #include "sim/messages.hpp"
-#include "sim/stats.hpp"
+#include "sim/rng.hpp"
+#include "sim/shard_context.hpp"
 #include "sim/transport.hpp"
-#include "sim/truth.hpp"
 
 namespace ocppgw::sim {
-
-// Small per-charge-point PRNG (splitmix64): 8 bytes instead of a 2.5 KB mt19937 each.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  bool chance(double p) { return p > 0 && uniform() < p; }
-  double exponential(double mean);
-};
-
-// What every charge point of a shard shares.
-struct ShardContext {
-  ShardContext(boost::asio::io_context& io, boost::asio::ssl::context* ssl_ctx,
-               const SimConfig& cfg, const std::vector<Target>& tgts,
-               const std::vector<boost::asio::ip::address>& srcs, ShardStats& st, Truth& tr,
-               std::chrono::steady_clock::time_point start)
-      : ioc(io),
-        ssl(ssl_ctx),
-        config(cfg),
-        targets(tgts),
-        sources(srcs),
-        stats(st),
-        truth(tr),
-        t0(start) {}
-  boost::asio::io_context& ioc;
-  boost::asio::ssl::context* ssl = nullptr;
-  const SimConfig& config;
-  const std::vector<Target>& targets;
-  const std::vector<boost::asio::ip::address>& sources;
-  ShardStats& stats;
-  Truth& truth;
-  std::chrono::steady_clock::time_point t0;
-  bool stopping = false;
-  Counter storm_pending;  // charge points of this shard still draining a storm
-  Counter unmatched;      // answers for message ids we did not have outstanding
-  Counter timeouts;
-  int64_t now_ms() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                 t0)
-        .count();
-  }
-};
 
 class ChargePoint final : public TransportOwner {
  public:
@@ -112,32 +67,53 @@ class ChargePoint final : public TransportOwner {
     std::chrono::steady_clock::time_point sent;
   };
 
-  // TransportOwner
+  // ---- charge_point.cpp: connection life cycle and schedule ----
   void on_open() override;
-  void on_frame(std::string_view text) override;
   void on_closed(const boost::system::error_code& ec, bool was_open) override;
-
-  void on_result(Pending& p, std::string_view text);
-  void after_ack_faults(const OutMsg& m);
-  void pump();
-  void send_call(OutMsg m);
-  void send_probe(bool corrupt, const std::string& valid_text);
   void drop(bool abrupt, int64_t reconnect_after_ms);
   void requeue_pending();
+  void update_busy();
   void arm();
   void on_timer();
-  void update_busy();
 
-  void start_session(Connector& c);
-  void meter_tick(Connector& c, bool in_load = false);
-  void stop_session(Connector& c);
-  void enqueue(OutMsg m);
-  void generate_load();
-  OutMsg make(MsgKind kind, Connector* c);
-  int64_t device_ts(Connector* c);
+  // ---- charge_point_calls.cpp: the CALL window ----
+  void on_frame(std::string_view text) override;
+  void on_result(Pending& p, std::string_view text);
+  void on_boot_answer(std::string_view text);
+  void on_start_answer(Session& s, std::string_view text);
+  void on_stop_answer(const OutMsg& m);
+  void on_status_answer(const OutMsg& m);
+  void pump();
+  void send_call(OutMsg m);
+  void expire_calls(int64_t now);
   std::string next_message_id() { return std::to_string(++message_seq_); }
   bool waits_for_tx_id(const OutMsg& m) const;
+
+  // ---- charge_point_sessions.cpp: sessions and the frames they produce ----
+  OutMsg make(MsgKind kind, Connector* c);
+  int64_t device_ts(Connector* c);
+  void enqueue(OutMsg m);
+  void schedule_sessions(int64_t now);
+  void advance_sessions(int64_t now);
+  void start_session(Connector& c);
+  void meter_tick(Connector& c);
+  void stop_session(Connector& c);
   int64_t power_at(const Session& s, int64_t now) const;
+  int64_t advance_register(Connector& c, double power_w, int64_t now);
+  bool take_load_token(int64_t now);
+  void generate_load();
+
+  // ---- charge_point_faults.cpp: injected faults ----
+  void maybe_skew_clock();
+  void schedule_connection_faults();
+  void on_connection_fault(int64_t now);
+  void go_offline();
+  void draw_session_faults(Session& s);
+  void maybe_reset_meter(Connector& c, int64_t whole_wh);
+  void send_reading(Connector& c, OutMsg m);
+  void maybe_send_probes(const OutMsg& m);
+  void send_probe(bool corrupt, const std::string& valid_text);
+  void after_ack_faults(const OutMsg& m);
 
   ShardContext& ctx_;
   const SimConfig& cfg_;

@@ -1,8 +1,9 @@
 // sim/fleet.hpp: runs a fleet: builds the charge points, spreads them over shards (one
 // io_context and one thread each; a charge point never leaves its shard, so its handlers need no
 // strand and its counters no lock), paces connections, drives the run phases (ramp, steady,
-// storm, stop and drain) and prints live progress. The controlling thread only posts work to the
-// shards and reads their relaxed counters.
+// storm, stop and drain) and prints live progress. Building is fleet.cpp, running fleet_run.cpp,
+// the shard fleet_shard.hpp. The controlling thread only posts work to the shards and reads their
+// relaxed counters.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +50,10 @@ class Fleet {
 
  private:
   struct Shard;
+  struct Shared;
+  class Run;
   const SimConfig& config_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  struct Shared;
   std::unique_ptr<Shared> shared_;
 };
 

@@ -18,6 +18,11 @@ inline std::string_view subprotocol(Version v) {
   return v == Version::v16 ? "ocpp1.6" : "ocpp2.0.1";
 }
 inline std::string_view version_name(Version v) { return v == Version::v16 ? "1.6" : "2.0.1"; }
+// The status a connector with a session reports: 2.0.1 connector statuses have no Charging
+// (whether energy flows is a TransactionEvent matter there).
+inline std::string_view occupied_status(Version v) {
+  return v == Version::v16 ? "Charging" : "Occupied";
+}
 
 // One charging session on one connector, shared by the frames that belong to it.
 struct Session {
