@@ -61,7 +61,9 @@ json rebuild_from_event_log(Pipeline& pipeline, storage::Db& gateway_db, size_t 
   return summary;
 }
 
-void add_analytics_commands(CLI::App& app, std::function<AnalyticsCliEnv()> env) {
+namespace {
+
+void add_rebuild_command(CLI::App& app, const std::function<AnalyticsCliEnv()>& env) {
   auto* rebuild = app.add_subcommand(
       "rebuild", "Drop Silver/Gold and replay the gateway event log through analytics");
   auto batch = std::make_shared<size_t>(10000);
@@ -82,7 +84,9 @@ void add_analytics_commands(CLI::App& app, std::function<AnalyticsCliEnv()> env)
     summary["ok"] = s.ok() && summary["conservation_ok"].get<bool>();
     print(summary, summary["ok"].get<bool>());
   });
+}
 
+void add_reconcile_command(CLI::App& app, const std::function<AnalyticsCliEnv()>& env) {
   auto* reconcile =
       app.add_subcommand("reconcile", "Recompute all Gold from Silver and report differences");
   auto repair_gold = std::make_shared<bool>(false);
@@ -94,7 +98,10 @@ void add_analytics_commands(CLI::App& app, std::function<AnalyticsCliEnv()> env)
     json j = r.to_json();
     print(j, j["ok"].get<bool>() || (r.repaired && r.status.ok()));
   });
+}
 
+// quarantine list | repair | discard | replay.
+void add_quarantine_commands(CLI::App& app, const std::function<AnalyticsCliEnv()>& env) {
   auto* quarantine = app.add_subcommand("quarantine", "Inspect and repair quarantined events");
   quarantine->require_subcommand(1);
 
@@ -173,6 +180,14 @@ void add_analytics_commands(CLI::App& app, std::function<AnalyticsCliEnv()> env)
     BatchReport r = p->replay(*ids);
     print(r.to_json(), r.status.ok());
   });
+}
+
+}  // namespace
+
+void add_analytics_commands(CLI::App& app, std::function<AnalyticsCliEnv()> env) {
+  add_rebuild_command(app, env);
+  add_reconcile_command(app, env);
+  add_quarantine_commands(app, env);
 }
 
 }  // namespace ocppgw::analytics

@@ -2,7 +2,7 @@
 // The Pipeline fetches all Silver rows of an affected key, calls these, and writes the result;
 // reconcile() calls the same functions, so "Gold is a pure function of Silver" is one code path.
 //
-// Session state machine (seed 7.2), evaluated on the pipeline's data clock:
+// Session state machine, evaluated on the pipeline's data clock:
 //   start and stop present ................................ COMPLETED
 //   no start (meter/stop seen first, or start lost) ....... START_MISSING (repaired when it comes)
 //   start, no stop, data_clock - last_event_ts > timeout .. TIMED_OUT (a late stop -> COMPLETED)

@@ -2,27 +2,31 @@
 // (Silver, Gold and data-quality tables in their own SQLite file, e.g. data/analytics.db, so it
 // never contends with the gateway's event-log write lock).
 //
-// Each call to ingest()/ingest_raw() is one batch and one SQLite transaction:
-//   1. Silver: validate/normalise (silver_rules.hpp), quarantine what fails; technical dedup by
-//      event_id (first copy wins, later copies go to the duplicate audit); business dedup by
-//      business key with a deterministic winner (earliest event_ts, then ingest_ts, then
-//      event_id). A later-arriving event that beats the stored winner takes its place and the old
-//      winner moves to the audit; audit rows always carry the current winner's id. Two events
-//      with one business key but different meter values are a CONFLICT: every event of that key
-//      (the stored winner, its audited duplicates and all later arrivals) goes to quarantine,
-//      so neither reading is trusted and the outcome does not depend on arrival order. The key
-//      stays in conflict while any of its CONFLICT rows is NEW or REPAIRED; an operator resolves
-//      it by discarding the wrong reading and replaying the right one.
-//   2. Gold: the affected keys (session = charge point + transaction, connector, charge point,
-//      charge point + day) are recomputed from all their Silver rows with gold_rules.hpp. The data
-//      clock (max over validated events of min(event_ts, ingest_ts + skew tolerance), so a
-//      charger with a clock years ahead cannot time out the fleet) drives a sweeper that
-//      recomputes open sessions past the timeout and online charge points past their heartbeat
-//      deadline, so the final Gold is the same whatever order and batching the events came in.
-//   3. Data quality: a dq_batches row, rolling totals, lag histogram, clock skew per charge
-//      point; then the conservation law raw = silver + duplicates + live quarantine (row counts
-//      kept by triggers, compared with the pipeline's raw counter). A violation records a
-//      dq_alerts row, bumps conservation_violations and logs an error.
+// Each call to ingest()/ingest_raw() is one batch and one SQLite transaction. Pipeline drives it
+// (transaction, data clock, sweeper, quarantine workflow); each step has its own file:
+//   1. Silver (silver_writer.hpp): validate/normalise (silver_rules.hpp), quarantine what fails;
+//      technical dedup by event_id (first copy wins, later copies go to the duplicate audit);
+//      business dedup by business key with a deterministic winner (earliest event_ts, then
+//      ingest_ts, then event_id). A later-arriving event that beats the stored winner takes its
+//      place and the old winner moves to the audit; audit rows always carry the current winner's
+//      id. Two events with one business key but different meter values are a CONFLICT: every
+//      event of that key (the stored winner, its audited duplicates and all later arrivals) goes
+//      to quarantine, so neither reading is trusted and the outcome does not depend on arrival
+//      order. The key stays in conflict while any of its CONFLICT rows is NEW or REPAIRED; an
+//      operator resolves it by discarding the wrong reading and replaying the right one.
+//   2. Gold (gold/gold.hpp): the affected keys (session = charge point + transaction, connector,
+//      charge point, charge point + day) are recomputed from all their Silver rows with
+//      gold_rules.hpp. The data clock (max over validated events of min(event_ts, ingest_ts +
+//      skew tolerance), so a charger with a clock years ahead cannot time out the fleet) drives a
+//      sweeper that recomputes open sessions past the timeout and online charge points past their
+//      heartbeat deadline, so the final Gold is the same whatever order and batching the events
+//      came in.
+//   3. Data quality (dq_metrics.hpp): a dq_batches row, rolling totals, lag histogram, clock
+//      skew per charge point; then the conservation law raw = silver + duplicates + live
+//      quarantine (row counts kept by triggers, compared with the pipeline's raw counter). A
+//      violation records a dq_alerts row, bumps conservation_violations and logs an error.
+// reconcile.hpp checks that Gold is a pure function of Silver; pipeline_state.hpp holds the
+// counters that commit with each batch.
 // Silver never rejects late data; replaying the same events again only adds technical
 // duplicates to the audit. Threading: one thread at a time (LivePipeline owns it in the
 // gateway); readers use their own connections (read_models.hpp), WAL lets them run concurrently.
@@ -39,21 +43,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analytics/batch_report.hpp"
 #include "analytics/event.hpp"
 #include "analytics/gold_rules.hpp"
+#include "analytics/reconcile.hpp"
 #include "analytics/silver_rules.hpp"
 #include "storage/db.hpp"
 
 namespace ocppgw::analytics {
 
-enum class Source { Live, EventLog, Kafka, File, QuarantineReplay, Maintenance };
-std::string_view to_string(Source s);
-
-// One replayed message: the canonical event JSON and, for Kafka, the message key.
-struct RawInput {
-  std::string text;
-  std::optional<std::string> kafka_key;
-};
+// The batch's working state (batch.hpp), internal to the pipeline.
+struct Item;
+struct Batch;
 
 struct PipelineOptions {
   std::string path = "data/analytics.db";
@@ -63,39 +64,6 @@ struct PipelineOptions {
   // catches up from the log's watermark (LivePipeline with an event log) may use NORMAL.
   bool durable = true;
   int cache_mb = 64;  // SQLite page cache of the writer connection
-};
-
-struct ConservationCounts {
-  int64_t raw = 0, silver = 0, duplicates = 0, quarantine = 0;
-  bool ok() const { return raw == silver + duplicates + quarantine; }
-};
-
-struct BatchReport {
-  storage::Status status;
-  int64_t batch_id = 0;
-  Source source = Source::Live;
-  int64_t raw = 0, silver = 0, technical_duplicates = 0, business_duplicates = 0, quarantined = 0;
-  std::map<std::string, int64_t> quarantined_by_reason;
-  int64_t conflicts = 0, demoted_winners = 0, unknown_field_events = 0, replayed = 0;
-  int64_t sessions_recomputed = 0, sessions_read = 0, sessions_swept = 0, connectors_recomputed = 0,
-          charge_points_recomputed = 0, days_recomputed = 0;
-  std::optional<int64_t> lag_p50_ms, lag_p95_ms, lag_p99_ms;
-  ConservationCounts totals;
-  bool conservation_ok = true;
-  int64_t data_clock_ms = 0;
-  int64_t duration_us = 0;
-  nlohmann::json to_json() const;
-};
-
-struct ReconcileReport {
-  storage::Status status;
-  bool gold_matches = true;
-  ConservationCounts counted;  // full COUNT(*) of the tables, not the trigger counters
-  bool conservation_ok = true;
-  nlohmann::json tables =
-      nlohmann::json::object();  // table -> {only_in_gold, only_in_recomputed, samples}
-  bool repaired = false;
-  nlohmann::json to_json() const;
 };
 
 class Pipeline {
@@ -138,19 +106,14 @@ class Pipeline {
   const PipelineOptions& options() const { return options_; }
   storage::Db& db() { return *db_; }
 
-  struct Item;
-  struct Batch;
-
  private:
   Pipeline(std::unique_ptr<storage::Db> db, PipelineOptions options);
   BatchReport run_batch(std::vector<Item>& items, Source source,
                         const std::function<storage::Status(Batch&)>& before,
                         int64_t event_log_seq = 0);
-  storage::Status process_item(Batch& b, Item& item);
-  storage::Status recompute_gold(Batch& b, const std::string& schema);
-  storage::Status finish_metrics(Batch& b, BatchReport& r);
-  int64_t state(std::string_view key);
-  storage::Status set_state(std::string_view key, int64_t value);
+  // The sweeper: adds open sessions past the timeout and online charge points past their
+  // heartbeat deadline (on the data clock) to the keys the batch recomputes.
+  void add_expired_keys(Batch& b);
 
   std::unique_ptr<storage::Db> db_;
   PipelineOptions options_;

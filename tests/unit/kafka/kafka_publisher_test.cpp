@@ -272,7 +272,10 @@ TEST(KafkaPublisher, RetriesInjectedErrorsRttAndOutagesWithoutLossOrReorder) {
   // Every broker goes away for a while: the outbox keeps the rows, nothing fails.
   for (int b = 1; b <= 3; ++b) rd_kafka_mock_broker_set_down(cluster.get(), b);
   add(20);
+  // The outage lasts until the client has noticed it (a fixed sleep was too short on a loaded
+  // machine), so the recovery below is always a recovery from "all brokers down".
   std::this_thread::sleep_for(1500ms);
+  wait_until([&] { return p.stats().client_errors_by_code.contains("_ALL_BROKERS_DOWN"); }, 30s);
   add(20);
   for (int b = 1; b <= 3; ++b) rd_kafka_mock_broker_set_up(cluster.get(), b);
   add(20);
