@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
       "Settings come from (lowest to highest precedence) the embedded defaults, the --config "
       "TOML file, OCPPGW_<OPTION> environment variables, and the flags below.",
       "ocppgw"};
+  // Global options (--data-dir, --config, ...) are accepted after a subcommand too
+  // (`ocppgw reconcile --data-dir ./data`): subcommands inherit this and pass options they do
+  // not know up to the main command.
+  cli.fallthrough();
   ocppgw::gateway::ConfigLoader loader(cli);
 
   // Subcommands see the configuration as resolved when they run (after parsing).

@@ -1,4 +1,4 @@
-// ocpp16/mappers.cpp: flattening of 1.6 frames into canonical events (DESIGN.md section 4).
+// ocpp16/mappers.cpp: flattening of 1.6 frames into canonical events (docs/event_contract.md).
 // Columns are filled where the contract has one; every other request member goes to `extra`
 // under its OCPP name, so nothing a charge point sent is dropped. Values the gateway decided
 // (authorisation status, registration status, ...) go to `extra` under the snake_case names the

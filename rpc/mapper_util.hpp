@@ -3,9 +3,9 @@
 // extra keys for what the CSMS decided about an id token, and the sampled-value loop. Both
 // versions send meterValue entries {timestamp, sampledValue[]}; they differ only in how one
 // sampled value spells its measurand, unit and number, which a version supplies as a
-// SampledValueReader. Grouping by timestamp (one canonical event per instant, DESIGN section 4)
-// and the bookkeeping of what a column could not hold live here once. Pure functions; no state;
-// safe from any thread.
+// SampledValueReader. Grouping by timestamp (one canonical event per instant,
+// docs/event_contract.md) and the bookkeeping of what a column could not hold live here once. Pure
+// functions; no state; safe from any thread.
 #pragma once
 
 #include <cstdint>

@@ -4,5 +4,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/setup.sh"
-bash "$root/scripts/build.sh" "$root/build"
+# Only the gateway and what it links: the tests and benchmarks are built by scripts/test.sh.
+BUILD_TARGETS=ocppgw bash "$root/scripts/build.sh" "$root/build"
 exec "$root/build/gateway/ocppgw" "$@"

@@ -5,7 +5,7 @@
 # download caches under ~/.cache/ocppgw so later runs reuse them.
 set -euo pipefail
 
-# Build and run: compiler, CMake, and the libraries named in DESIGN.md section 12.
+# Build and run: compiler, CMake, and the libraries of docs/architecture.md ("Dependencies").
 BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost-dev libboost-system-dev libssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3

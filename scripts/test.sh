@@ -55,6 +55,7 @@ else
   fi
   export OCPPGW_BIN="$root/build/gateway/ocppgw" OCPPSIM_BIN="$root/build/sim/ocppsim"
   run_step "clang-format" bash scripts/check-format.sh
+  run_step "dependency order" python3 scripts/check-deps.py
   run_step "unit tests" ctest --test-dir build -L unit --output-on-failure -j 2 --timeout 300
   for suite in tests/integration/run.sh tests/integration/kafka/run.sh tests/integration/sim/run.sh; do
     [ -f "$suite" ] && run_step "$suite" bash "$suite"

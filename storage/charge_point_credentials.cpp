@@ -45,23 +45,12 @@ Status ChargePointCredentialStore::remove(std::string_view charge_point_id, bool
 std::optional<ChargePointCredential> ChargePointCredentialStore::find(
     std::string_view charge_point_id, Status* status) {
   static const std::string kSql = std::string(kColumns) + " WHERE charge_point_id = ?";
-  Statement& st = db_.cached(kSql);
-  st.bind(1, charge_point_id);
-  std::optional<ChargePointCredential> r;
-  if (st.step()) r = read_row(st);
-  if (status) *status = st.status();
-  st.reset();
-  return r;
+  return db_.query_one(kSql, read_row, status, charge_point_id);
 }
 
 std::vector<ChargePointCredential> ChargePointCredentialStore::list(Status* status) {
   static const std::string kSql = std::string(kColumns) + " ORDER BY charge_point_id";
-  Statement& st = db_.cached(kSql);
-  std::vector<ChargePointCredential> out;
-  while (st.step()) out.push_back(read_row(st));
-  if (status) *status = st.status();
-  st.reset();
-  return out;
+  return db_.query_all(kSql, read_row, status);
 }
 
 }  // namespace ocppgw::storage

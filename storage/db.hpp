@@ -102,6 +102,30 @@ class Db {
   Statement* cached(std::string_view sql, Status* status);
   Statement prepare(std::string_view sql, Status* status = nullptr);
 
+  // A cached query's first row as `read` makes it (nullopt: no row), with `args` bound to ?1..?n;
+  // *status (when given) is the query's outcome. The statement is reset afterwards.
+  template <typename Read, typename... Args>
+  auto query_one(std::string_view sql, Read read, Status* status, const Args&... args) {
+    Statement& st = cached(sql);
+    int index = 0;
+    (st.bind(++index, args), ...);
+    std::optional<decltype(read(st))> row;
+    if (st.step()) row = read(st);
+    if (status) *status = st.status();
+    st.reset();
+    return row;
+  }
+  // Every row of a cached query (no parameters), as `read` makes them.
+  template <typename Read>
+  auto query_all(std::string_view sql, Read read, Status* status) {
+    Statement& st = cached(sql);
+    std::vector<decltype(read(st))> rows;
+    while (st.step()) rows.push_back(read(st));
+    if (status) *status = st.status();
+    st.reset();
+    return rows;
+  }
+
   Status begin_immediate() { return exec("BEGIN IMMEDIATE"); }
   Status commit() { return exec("COMMIT"); }
   void rollback();

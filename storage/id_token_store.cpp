@@ -63,23 +63,12 @@ IdTokenRecord read_row(const Statement& st) {
 
 std::optional<IdTokenRecord> IdTokenStore::find(std::string_view hash, Status* status) {
   static const std::string kSql = std::string(kColumns) + " WHERE id_token_hash = ?";
-  Statement& st = db_.cached(kSql);
-  st.bind(1, hash);
-  std::optional<IdTokenRecord> r;
-  if (st.step()) r = read_row(st);
-  if (status) *status = st.status();
-  st.reset();
-  return r;
+  return db_.query_one(kSql, read_row, status, hash);
 }
 
 std::vector<IdTokenRecord> IdTokenStore::list(Status* status) {
   static const std::string kSql = std::string(kColumns) + " ORDER BY id_token_hash";
-  Statement& st = db_.cached(kSql);
-  std::vector<IdTokenRecord> out;
-  while (st.step()) out.push_back(read_row(st));
-  if (status) *status = st.status();
-  st.reset();
-  return out;
+  return db_.query_all(kSql, read_row, status);
 }
 
 }  // namespace ocppgw::storage

@@ -1,4 +1,5 @@
-// storage/tx_id_allocator.hpp: OCPP 1.6 transaction ids (DESIGN section 5). An id is
+// storage/tx_id_allocator.hpp: OCPP 1.6 transaction ids: durable, unique across nodes,
+// idempotent for a re-sent StartTransaction (docs/architecture.md). An id is
 // n * stride + node_index with n >= 1, so nodes sharing a stride never collide, and every id fits
 // a signed 32-bit integer. Ids are never reused, even after kill -9: n is handed out from blocks
 // whose upper bound is committed (fsync) to tx_id_reservations BEFORE the first id of the block

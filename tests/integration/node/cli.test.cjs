@@ -28,3 +28,24 @@ test('a failing subcommand prints why and exits 1', () => {
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stderr, '');
 });
+
+test('global options work after the subcommand too, for every subcommand', () => {
+  const dir = tempDataDir('cli-after');
+  const add = spawnSync(BIN, ['tokens', 'add', 'T-AFTER', '--status', 'Accepted', '--data-dir', dir],
+    { encoding: 'utf8' });
+  assert.equal(add.status, 0, add.stderr);
+  // The token went into the data folder named after the subcommand, not into ./data.
+  const before = run(dir, ['tokens', 'list']);
+  assert.equal(before.status, 0, before.stderr);
+  assert.match(before.stdout, / Accepted/);
+  for (const args of [['tokens', 'list'], ['charge-points', 'list'], ['rebuild'], ['reconcile'],
+    ['quarantine', 'list']]) {
+    const r = spawnSync(BIN, [...args, '--data-dir', dir], { encoding: 'utf8' });
+    assert.doesNotMatch(r.stderr, /not expected/, `${args.join(' ')} --data-dir: ${r.stderr}`);
+    assert.equal(r.status, 0, `${args.join(' ')} --data-dir: exit ${r.status}, ${r.stderr}`);
+  }
+  // An option nobody knows is still refused.
+  const bad = spawnSync(BIN, ['tokens', 'list', '--no-such-option'], { encoding: 'utf8' });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--no-such-option/);
+});

@@ -1,5 +1,6 @@
-// tests/unit/analytics/walkthrough_test.cpp: the seed's section-12 walkthrough as a golden test.
-// The seed's sample table did not survive in our copy; its outcomes did, and fix the data:
+// tests/unit/analytics/walkthrough_test.cpp: a nine-row walkthrough of Silver and Gold as a
+// golden test (analytics/README.md states each rule it exercises). Its expected outcomes fix
+// the data:
 // 9 rows, Silver = {e1, e2, e5, e4, e7, e8}, row 3 a technical duplicate of e2, row 4 a business
 // duplicate of row 2, row 7 without charge point id, row 8 status-only, row 9 heartbeat-only,
 // session 501 started at meter 1000, a late reading of 7200 Wh at 10:15 arriving after the stop.
