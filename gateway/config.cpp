@@ -165,8 +165,8 @@ OptionSpec auth_opt(std::string key, std::string help, bool Config::*m) {
           [m](const Config& c) { return std::string(c.*m ? "required" : "off"); }};
 }
 
-std::vector<OptionSpec> make_specs() {
-  std::vector<OptionSpec> s;
+// Where charge points connect and how they authenticate (security profiles 1-3).
+void add_listener_options(std::vector<OptionSpec>& s) {
   s.push_back(host_port_opt("listen",
                             "Address and port of the plain ws listener, host:port ([v6]:port for "
                             "IPv6); empty or off: no plain listener",
@@ -193,6 +193,10 @@ std::vector<OptionSpec> make_specs() {
   s.push_back(string_opt("path_prefix",
                          "URL path prefix of charge point endpoints: <prefix>/{chargePointId}",
                          &Config::path_prefix));
+}
+
+// Where events are kept and published.
+void add_storage_options(std::vector<OptionSpec>& s) {
   s.push_back(string_opt("data_dir", "Folder of the SQLite event log (ocppgw.db) and the secret",
                          &Config::data_dir));
   s.push_back(string_opt("kafka_brokers",
@@ -201,6 +205,11 @@ std::vector<OptionSpec> make_specs() {
                          &Config::kafka_brokers));
   s.push_back(
       string_opt("kafka_topic", "Kafka topic of the canonical events", &Config::kafka_topic));
+}
+
+// The heartbeat interval handed out at boot, and how strictly frames are checked, globally and
+// per charge point.
+void add_protocol_options(std::vector<OptionSpec>& s) {
   s.push_back(number_opt("heartbeat_interval", "Heartbeat interval (s) sent in BootNotification",
                          &Config::heartbeat_interval_s, 1, 86400));
   s.push_back({"validation_mode",
@@ -228,6 +237,10 @@ std::vector<OptionSpec> make_specs() {
                  },
                  [](const Config&) { return std::string(); }});
   }
+}
+
+// Which OCPP versions are offered, globally and per charge point.
+void add_subprotocol_options(std::vector<OptionSpec>& s) {
   s.push_back({"subprotocols",
                "Accepted OCPP subprotocols in server preference order (comma-separated)",
                [](Config& c, const std::string& v) -> std::string {
@@ -261,6 +274,10 @@ std::vector<OptionSpec> make_specs() {
                  return {};
                },
                [](const Config&) { return std::string(); }});
+}
+
+// Answers for unknown charge points and tokens, and the ids this node hands out.
+void add_identity_options(std::vector<OptionSpec>& s) {
   s.push_back(choice_opt("unknown_charge_points",
                          "BootNotification answer for a charge point never seen before",
                          &Config::unknown_charge_points, {"Accepted", "Pending", "Rejected"}));
@@ -275,6 +292,10 @@ std::vector<OptionSpec> make_specs() {
                          "HMAC key for id token hashes; empty: a random one is generated and kept "
                          "in <data_dir>/id_token_secret (prefer the environment over the file)",
                          &Config::id_token_secret));
+}
+
+// Threads and per-connection limits that protect the gateway from one noisy peer.
+void add_limit_options(std::vector<OptionSpec>& s) {
   s.push_back(number_opt("threads", "I/O threads; 0: one per core", &Config::threads, 0, 1024));
   s.push_back(number_opt("max_frame_bytes",
                          "Largest text frame accepted; a larger one closes the connection (1009)",
@@ -298,9 +319,25 @@ std::vector<OptionSpec> make_specs() {
   s.push_back(number_opt("max_inflight_per_connection",
                          "Frames of one connection awaiting commit before reading pauses",
                          &Limits::max_inflight_per_connection, size_t{1}, size_t{1} << 16));
+}
+
+// What is logged and how.
+void add_logging_options(std::vector<OptionSpec>& s) {
   s.push_back(choice_opt("log_level", "Log level", &Config::log_level,
                          {"trace", "debug", "info", "warn", "error", "critical", "off"}));
   s.push_back(choice_opt("log_format", "Log line format", &Config::log_format, {"text", "json"}));
+}
+
+// Options appear in --help, the TOML file and the environment in this order.
+std::vector<OptionSpec> make_specs() {
+  std::vector<OptionSpec> s;
+  add_listener_options(s);
+  add_storage_options(s);
+  add_protocol_options(s);
+  add_subprotocol_options(s);
+  add_identity_options(s);
+  add_limit_options(s);
+  add_logging_options(s);
   return s;
 }
 

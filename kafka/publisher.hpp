@@ -1,4 +1,4 @@
-// kafka/publisher.hpp: drains the durable outbox to Kafka (DESIGN.md sections 2 and 8).
+// kafka/publisher.hpp: drains the durable outbox to Kafka (docs/kafka.md).
 // One KafkaPublisher owns one thread, one SQLite connection to the gateway database and one
 // librdkafka idempotent producer (acks=all). It produces outbox rows in seq order (key =
 // charge_point_id, value = the canonical event JSON, headers event_type / schema_version /
