@@ -27,9 +27,9 @@ json violations_json(const ValidationOutcome& v) {
   return out;
 }
 
-// Raw id tokens never leave the gateway (only their HMAC, docs/event_contract.md), not even inside the raw text an
-// Invalid event keeps: in a refused CALL they are replaced by their HMAC. Text that did not
-// parse cannot be redacted and is kept as sent.
+// Raw id tokens never leave the gateway (only their HMAC, docs/event_contract.md), not even inside
+// the raw text an Invalid event keeps: in a refused CALL they are replaced by their HMAC. Text that
+// did not parse cannot be redacted and is kept as sent.
 constexpr std::string_view kTokenKeys[] = {"idTag", "parentIdTag", "idToken", "groupIdToken"};
 
 bool redact_tokens(const CallContext& ctx, json& node) {
