@@ -322,20 +322,32 @@ std::optional<Event> from_json(const json& j, std::string* error) {
   return e;
 }
 
-std::string make_event_id(std::string_view charge_point_id, std::string_view message_id,
-                          std::string_view action, std::string_view payload_bytes, size_t index) {
-  // Fields are length-prefixed so that ("ab","c") and ("a","bc") never hash alike.
+namespace {
+
+// Fields are length-prefixed so that ("ab","c") and ("a","bc") never hash alike.
+void feed_field(EVP_MD_CTX* ctx, std::string_view part) {
+  uint64_t n = part.size();
+  EVP_DigestUpdate(ctx, &n, sizeof n);
+  EVP_DigestUpdate(ctx, part.data(), part.size());
+}
+
+}  // namespace
+
+EventIdHasher::EventIdHasher(std::string_view charge_point_id, std::string_view message_id,
+                             std::string_view action, std::string_view payload_bytes)
+    : prefix_(EVP_MD_CTX_new()) {
+  EVP_DigestInit_ex(prefix_, EVP_sha256(), nullptr);
+  feed_field(prefix_, charge_point_id);
+  feed_field(prefix_, message_id);
+  feed_field(prefix_, action);
+  feed_field(prefix_, payload_bytes);
+}
+
+EventIdHasher::~EventIdHasher() { EVP_MD_CTX_free(prefix_); }
+
+std::string EventIdHasher::id(size_t index) const {
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  auto feed = [&](std::string_view part) {
-    uint64_t n = part.size();
-    EVP_DigestUpdate(ctx, &n, sizeof n);
-    EVP_DigestUpdate(ctx, part.data(), part.size());
-  };
-  feed(charge_point_id);
-  feed(message_id);
-  feed(action);
-  feed(payload_bytes);
+  EVP_MD_CTX_copy_ex(ctx, prefix_);
   uint64_t idx = index;
   EVP_DigestUpdate(ctx, &idx, sizeof idx);
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -343,6 +355,11 @@ std::string make_event_id(std::string_view charge_point_id, std::string_view mes
   EVP_DigestFinal_ex(ctx, digest, &len);
   EVP_MD_CTX_free(ctx);
   return util::to_hex(digest, 16);
+}
+
+std::string make_event_id(std::string_view charge_point_id, std::string_view message_id,
+                          std::string_view action, std::string_view payload_bytes, size_t index) {
+  return EventIdHasher(charge_point_id, message_id, action, payload_bytes).id(index);
 }
 
 std::string hash_id_token(std::string_view secret, std::string_view token) {

@@ -72,6 +72,34 @@ void bench_event_json(const ocppgw::analytics::Event& e, int iterations) {
               direct_ns, tree_ns / direct_ns);
 }
 
+std::string meter_values_frame(size_t entries) {
+  std::string text = R"([2,"big","MeterValues",{"connectorId":1,"transactionId":1,"meterValue":[)";
+  for (size_t i = 0; i < entries; ++i) {
+    if (i) text += ',';
+    text += R"({"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":")" +
+            std::to_string(i) + R"(","measurand":"Energy.Active.Import.Register","unit":"Wh"}]})";
+  }
+  return text + "]}]";
+}
+
+// One large MeterValues frame at each size, cap lifted, so that the per-frame cost can be seen to
+// grow linearly with the entry count (it was quadratic while each event id re-hashed the payload).
+void bench_large_meter_values(ocppgw::testing::FakeCsmsState& state) {
+  ocppgw::rpc::Policy policy{.id_token_secret = "bench", .max_events_per_frame = 1'000'000};
+  for (size_t entries : {size_t{1000}, size_t{13800}}) {
+    const std::string text = meter_values_frame(entries);
+    auto ctx = ocppgw::rpc::make_context(policy, state, "CP-1", ocppgw::rpc::ValidationMode::Strict,
+                                         1'700'000'000'000);
+    const auto start = std::chrono::steady_clock::now();
+    const size_t events =
+        ocppgw::rpc::dispatch(ocppgw::ocpp16::protocol(), ctx, text).events.size();
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    std::printf("dispatch 1.6 MeterValues %5zu entries %9.1f ms/frame  (%zu events, %zu bytes)\n",
+                entries, elapsed.count(), events, text.size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,5 +128,6 @@ int main(int argc, char** argv) {
   const auto meter_values =
       ocppgw::rpc::dispatch(ocppgw::ocpp16::protocol(), ctx, kSamples[2].text);
   if (!meter_values.events.empty()) bench_event_json(meter_values.events.front(), 10 * iterations);
+  bench_large_meter_values(state);
   return 0;
 }

@@ -133,6 +133,7 @@ Status App::start() {
   policy_.heartbeat_interval_s = config_.heartbeat_interval_s;
   policy_.id_token_secret = *secret;
   policy_.gateway_node = "node-" + std::to_string(config_.node_index);
+  policy_.max_events_per_frame = config_.limits.max_events_per_frame;
 
   csms::CsmsPolicy csms;
   csms.unknown_charge_point =

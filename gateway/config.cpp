@@ -300,6 +300,10 @@ void add_limit_options(std::vector<OptionSpec>& s) {
   s.push_back(number_opt("max_frame_bytes",
                          "Largest text frame accepted; a larger one closes the connection (1009)",
                          &Limits::max_frame_bytes, size_t{256}, size_t{1} << 30));
+  s.push_back(number_opt("max_events_per_frame",
+                         "Most events one CALL may produce (e.g. MeterValues entries); a larger "
+                         "CALL is answered with OccurrenceConstraintViolation",
+                         &Limits::max_events_per_frame, size_t{1}, size_t{1} << 20));
   s.push_back(number_opt("handshake_timeout", "Seconds allowed for the HTTP upgrade and handshake",
                          &Limits::handshake_timeout_s, 1, 3600));
   s.push_back(number_opt("idle_timeout",

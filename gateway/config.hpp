@@ -33,6 +33,7 @@ struct Limits {
   double max_messages_per_s = 200;          // per connection; excess is delayed, never dropped
   size_t max_inflight_per_connection = 64;  // frames awaiting commit before reading pauses
   size_t max_http_body_bytes = 64 * 1024;
+  size_t max_events_per_frame = 1000;  // a CALL mapping to more is refused (CALLERROR)
 };
 
 struct ChargePointOverride {

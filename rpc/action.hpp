@@ -33,6 +33,9 @@ struct Policy {
   int heartbeat_interval_s = 300;
   std::string id_token_secret;  // HMAC key for id_token_hash
   std::string gateway_node = "node-0";
+  // Most events one frame may produce; a larger CALL is refused (OccurrenceConstraintViolation)
+  // so that one charge point cannot make the gateway build and store unbounded batches.
+  size_t max_events_per_frame = 1000;
 };
 
 // Everything a handler or mapper knows about the frame it is working on. One per frame: it owns

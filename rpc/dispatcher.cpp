@@ -15,6 +15,12 @@ using analytics::EventType;
 using nlohmann::json;
 
 constexpr size_t kMaxRawKept = 64 * 1024;
+// Ids and action names longer than this are cut before they are echoed (CALLERROR, event
+// columns, descriptions): no real one comes close, and a hostile one must not multiply a
+// frame's size into the reply, the Invalid event and the log.
+constexpr size_t kMaxEchoedBytes = 128;
+
+std::string clip(std::string_view s) { return std::string(s.substr(0, kMaxEchoedBytes)); }
 
 std::string schema_name(const Protocol& p, std::string_view action, bool response) {
   return std::string(action) +
@@ -90,6 +96,16 @@ Event invalid_call_event(const CallContext& ctx, const std::optional<std::string
   return e;
 }
 
+// An upper bound on the events a CALL maps to, known before the handler runs: every mapper
+// emits at most one event per meterValue entry (at least one per frame), so refusing here keeps
+// state untouched by a frame that is answered with an error.
+size_t events_upper_bound(const json& payload) {
+  if (!payload.is_object()) return 1;
+  const auto it = payload.find("meterValue");
+  if (it == payload.end() || !it->is_array()) return 1;
+  return std::max<size_t>(1, it->size());
+}
+
 }  // namespace
 
 const ActionSpec* Protocol::find(std::string_view action) const {
@@ -102,8 +118,8 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   CallContext ctx = caller;
   ParseResult parsed = parse_frame(text);
   if (!parsed.frame) {
-    ctx.message_id = parsed.message_id.value_or("");
-    ctx.action = parsed.action.value_or("");
+    ctx.message_id = clip(parsed.message_id.value_or(""));
+    ctx.action = clip(parsed.action.value_or(""));
     const bool answer =
         parsed.type != MessageType::CallResult && parsed.type != MessageType::CallError;
     return refuse(ctx, invalid_event(ctx, text, parsed.error.description), ctx.message_id,
@@ -117,7 +133,7 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
     return r;  // the session matches it against its pending calls
   }
 
-  ctx.action = frame.action;
+  ctx.action = clip(frame.action);
   const std::optional<std::string> redacted = redacted_call(ctx, frame, text);
   auto refuse_call = [&](const CallError& error) {
     InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
@@ -126,8 +142,13 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
     return r;
   };
   const ActionSpec* spec = protocol.find(frame.action);
-  if (!spec)
-    return refuse_call({RpcError::NotImplemented, "unknown action '" + frame.action + "'"});
+  if (!spec) return refuse_call({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
+
+  if (const size_t bound = events_upper_bound(frame.payload);
+      bound > ctx.policy.max_events_per_frame)
+    return refuse_call({RpcError::OccurrenceConstraintViolation,
+                        std::to_string(bound) + " meterValue entries; at most " +
+                            std::to_string(ctx.policy.max_events_per_frame) + " per frame"});
 
   const ValidationOutcome request_check =
       protocol.schemas.validate(schema_name(protocol, frame.action, false), frame.payload);
@@ -170,6 +191,12 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
     // The handler has answered and may have changed state, so the reply stands; the frame is
     // kept whole as an Invalid event rather than lost.
     r.error = std::string("mapping failed: ") + e.what();
+    r.events.clear();
+    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
+  }
+  if (r.events.size() > ctx.policy.max_events_per_frame) {
+    // A mapper beyond events_upper_bound: the reply stands (the handler ran), the batch does not.
+    r.error = std::to_string(r.events.size()) + " events exceed max_events_per_frame";
     r.events.clear();
     r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
   }

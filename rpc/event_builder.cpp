@@ -29,10 +29,13 @@ Event& EventBuilder::add(analytics::EventType type) {
 }
 
 std::vector<Event> EventBuilder::finish() && {
+  // The payload is hashed once per frame, not once per event: per-event hashing made a frame
+  // of n meterValue entries cost n passes over n entries.
+  const analytics::EventIdHasher ids(ctx_.charge_point_id, ctx_.message_id, ctx_.action,
+                                     payload_bytes_);
   for (size_t i = 0; i < events_.size(); ++i) {
     Event& e = events_[i];
-    e.event_id = analytics::make_event_id(ctx_.charge_point_id, ctx_.message_id, ctx_.action,
-                                          payload_bytes_, i);
+    e.event_id = ids.id(i);
     for (const auto& f : ctx_.flags) {
       if (std::find(e.flags.begin(), e.flags.end(), f) == e.flags.end()) e.flags.push_back(f);
     }

@@ -137,8 +137,11 @@ std::string serialize_call_result(std::string_view message_id, const json& paylo
 
 std::string serialize_call_error(std::string_view message_id, RpcError code, OcppVersion version,
                                  std::string_view description, const json& details) {
-  // A description can come from peer input; dump() escapes it and replaces invalid UTF-8.
-  return json::array({4, message_id, wire_name(code, version), description, details})
+  // A description can come from peer input; dump() escapes it and replaces invalid UTF-8, and it
+  // is cut so that an error never grows with the text that caused it.
+  constexpr size_t kMaxDescriptionBytes = 512;
+  return json::array({4, message_id, wire_name(code, version),
+                      description.substr(0, kMaxDescriptionBytes), details})
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

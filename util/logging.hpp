@@ -23,6 +23,16 @@ void init(std::string_view level, std::string_view format);
 void line(spdlog::level::level_enum level, std::string_view event, std::string_view charge_point_id,
           std::initializer_list<Field> fields = {});
 
+// Values longer than this are cut (with the original size noted): a field may hold text a
+// charge point sent (an action name, a close reason), and one hostile frame must not turn into a
+// megabyte log line.
+inline constexpr size_t kMaxLogValueBytes = 512;
+
+// The text of one line as line() writes it after the time and level. Control characters (CR,
+// LF, ESC, ...) in any value are escaped in both formats, so a peer cannot forge or hide lines.
+std::string format_line(bool json, std::string_view event, std::string_view charge_point_id,
+                        std::initializer_list<Field> fields);
+
 inline void info(std::string_view event, std::string_view cp, std::initializer_list<Field> f = {}) {
   line(spdlog::level::info, event, cp, f);
 }

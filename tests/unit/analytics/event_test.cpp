@@ -102,6 +102,17 @@ TEST(AnalyticsEvent, EventIdsSeparateTheirInputs) {
   EXPECT_NE(make_event_id("a", "b", "c", "d", 0), make_event_id("a", "b", "c", "d", 1));
 }
 
+// Golden values from the per-event hashing the ids were first defined by: consumers dedup on
+// event_id, so hashing the frame once must not change a single byte.
+TEST(AnalyticsEvent, EventIdsAreByteIdenticalToTheContract) {
+  EXPECT_EQ(make_event_id("CP-1", "m1", "MeterValues", "{}", 0),
+            "3a70858541e24e39be5a231d83075943");
+  const EventIdHasher ids("CP-1", "m1", "MeterValues", R"({"a":1})");
+  EXPECT_EQ(ids.id(3), "cbd81567ff6e3a3aaf561c430eadf605");
+  EXPECT_EQ(ids.id(3), make_event_id("CP-1", "m1", "MeterValues", R"({"a":1})", 3));
+  EXPECT_NE(ids.id(2), ids.id(3));
+}
+
 TEST(AnalyticsEvent, InvalidUtf8InExtraIsReplacedNotThrown) {
   Event e = full_event();
   e.extra["raw"] = std::string("\xff\xfe");

@@ -248,5 +248,54 @@ TEST_F(RpcDispatcher, ConnectionAndInvalidEventsCarryTheContext) {
   EXPECT_EQ(i.event_ts_ms, 5);
 }
 
+std::string meter_values_frame(size_t entries) {
+  std::string text = R"([2,"mv","MeterValues",{"connectorId":1,"meterValue":[)";
+  for (size_t i = 0; i < entries; ++i) {
+    if (i) text += ',';
+    text += R"({"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":")" +
+            std::to_string(i) + R"("}]})";
+  }
+  return text + "]}]";
+}
+
+TEST_F(RpcDispatcher, EventsPerFrameAreCappedWithOccurrenceConstraintViolation) {
+  policy.max_events_per_frame = 5;
+  const auto ok = send(meter_values_frame(5));
+  EXPECT_EQ(reply(ok)[0], 3);
+  EXPECT_EQ(ok.events.size(), 5u);
+
+  const auto r = send(meter_values_frame(6));
+  const json answer = reply(r);
+  ASSERT_EQ(answer.size(), 5u);
+  EXPECT_EQ(answer[0], 4);
+  EXPECT_EQ(answer[1], "mv");
+  EXPECT_EQ(answer[2], "OccurenceConstraintViolation");  // the 1.6 spelling
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+  EXPECT_EQ(r.events[0].error_code, "OccurenceConstraintViolation");
+}
+
+TEST_F(RpcDispatcher, DefaultCapAllowsAThousandEntries) {
+  EXPECT_EQ(send(meter_values_frame(1000)).events.size(), 1000u);
+  EXPECT_EQ(send(meter_values_frame(1001)).events.size(), 1u);
+}
+
+TEST_F(RpcDispatcher, HugeActionNameIsNotEchoedInFull) {
+  const std::string action(1 << 20, 'A');
+  const auto r = send(R"([2,"x",")" + action + R"(",{}])");
+  EXPECT_LT(r.reply.size(), 1024u);
+  EXPECT_EQ(reply(r)[1], "x");
+  EXPECT_EQ(reply(r)[2], "NotImplemented");
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_LT(to_json_string(r.events[0]).size(), 70u * 1024);  // 64 KiB of raw text at most
+  EXPECT_LT(r.error.size(), 1024u);
+}
+
+TEST_F(RpcDispatcher, HugeMessageIdIsNotEchoedInFull) {
+  const auto r = send(R"([2,")" + std::string(1 << 20, 'i') + R"(","Heartbeat",{}])");
+  EXPECT_LT(r.reply.size(), 1024u);
+  EXPECT_EQ(reply(r)[2], "FormationViolation");
+}
+
 }  // namespace
 }  // namespace ocppgw::rpc
