@@ -66,7 +66,7 @@ std::string_view link_flag(rpc::LinkRule rule) {
 
 // Asks the state which transaction a -1 / never-issued id belongs to and records the answer
 // for the mapper, so every consumer of the event sees the same session.
-rpc::TransactionLink16Result link(rpc::CallContext& ctx, rpc::TransactionLink16 req) {
+rpc::TransactionLink16Result link_frame(rpc::CallContext& ctx, const rpc::TransactionLink16& req) {
   rpc::TransactionLink16Result r = ctx.state.link_transaction(ctx, req);
   if (r.rule != rpc::LinkRule::None) ctx.flags.emplace_back(link_flag(r.rule));
   if (!r.transaction_id.empty()) ctx.resolved_transaction_id = r.transaction_id;
@@ -117,7 +117,7 @@ rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const json& request
   // Only the connector can tell which transaction the readings belong to; without one (lenient
   // mode) the frame stays as sent.
   if (const auto connector = f.optional_integer("connectorId"); !known && connector)
-    link(ctx, {.connector_id = connector, .timestamp_ms = now_for(ctx), .minus1 = *tx == -1});
+    link_frame(ctx, {.connector_id = connector, .timestamp_ms = now_for(ctx), .minus1 = *tx == -1});
   return json::object();
 }
 
@@ -155,7 +155,7 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
   if (sent_id == -1) {
     // A linked stop ends its transaction like any stop; an unlinked one only ends its run.
     const auto l =
-        link(ctx, {.id_tag = stop.id_tag, .timestamp_ms = stop.timestamp_ms, .stop = true});
+        link_frame(ctx, {.id_tag = stop.id_tag, .timestamp_ms = stop.timestamp_ms, .stop = true});
     if (l.rule != rpc::LinkRule::None) stop.transaction_id = l.linked_id;
   }
   const rpc::StopTransaction16Result result = ctx.state.stop_transaction(ctx, stop);

@@ -71,11 +71,11 @@ struct StopTransaction16Result {
 enum class LinkRule { None, Connector, IdTag, OnlyOpen, LatestStart };
 
 struct TransactionLink16 {
-  std::optional<int64_t> connector_id;  // MeterValues: link by connector only
-  std::optional<std::string> id_tag;    // StopTransaction (raw; the state hashes it)
-  int64_t timestamp_ms = 0;             // StopTransaction: for the latest-start rule
-  bool stop = false;                    // a StopTransaction: ends the unlinked run it joins
-  bool minus1 = true;                   // sent -1: an unlinked frame gets a synthetic run id
+  std::optional<int64_t> connector_id = std::nullopt;  // MeterValues: link by connector only
+  std::optional<std::string> id_tag = std::nullopt;    // StopTransaction (raw; hashed by the state)
+  int64_t timestamp_ms = 0;                            // StopTransaction: for the latest-start rule
+  bool stop = false;   // a StopTransaction: ends the unlinked run it joins
+  bool minus1 = true;  // sent -1: an unlinked frame gets a synthetic run id
 };
 
 struct TransactionLink16Result {

@@ -47,7 +47,8 @@ class CsmsStateTest : public ::testing::Test {
                          .state = *state_,
                          .writes = &writes,
                          .flags = {},
-                         .violations = nlohmann::json::array()};
+                         .violations = nlohmann::json::array(),
+                         .resolved_transaction_id = std::nullopt};
     auto result = f(ctx);
     if (commit_now)
       commit(cp, std::move(writes));
@@ -329,7 +330,10 @@ class LinkTest : public CsmsStateTest {
                          .ingest_ts_ms = now_ms,
                          .policy = rpc_policy_,
                          .state = *state_,
-                         .writes = &writes};
+                         .writes = &writes,
+                         .flags = {},
+                         .violations = nlohmann::json::array(),
+                         .resolved_transaction_id = std::nullopt};
     return state_->link_transaction(ctx, req);
   }
   static rpc::TransactionLink16 meter(int64_t connector) {
@@ -416,10 +420,17 @@ TEST_F(LinkTest, AReSentStopGetsTheSameAnswer) {
   start("CP1", 2, "B", 300);
   rpc::WriteSet writes;
   rpc::CallContext ctx{.charge_point_id = "CP1",
+                       .version = rpc::OcppVersion::v16,
                        .message_id = "stop-1",
+                       .action = "StopTransaction",
+                       .ingest_ts_ms = 1'000'000,
+                       .mode = rpc::ValidationMode::Strict,
                        .policy = rpc_policy_,
                        .state = *state_,
-                       .writes = &writes};
+                       .writes = &writes,
+                       .flags = {},
+                       .violations = nlohmann::json::array(),
+                       .resolved_transaction_id = std::nullopt};
   auto r = state_->link_transaction(ctx, stop_req("A"));
   ASSERT_EQ(r.linked_id, a.transaction_id);
   state_->stop_transaction(ctx, {a.transaction_id, "A", 500, 10, std::nullopt});
