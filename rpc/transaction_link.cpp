@@ -37,8 +37,12 @@ std::optional<int64_t> latest_start_before(std::span<const OpenTx16> open, int64
 Choice choose(std::span<const OpenTx16> open, const TransactionLink16& req,
               const std::optional<std::string>& id_tag_hash) {
   if (req.connector_id) {
-    const auto id =
-        single(open, [&](const OpenTx16& tx) { return tx.connector_id == *req.connector_id; });
+    // A connector starts a transaction only after the previous one ended, so an older one still
+    // open there lost its stop: the latest start is the current transaction.
+    std::vector<OpenTx16> here;
+    for (const OpenTx16& tx : open)
+      if (tx.connector_id == *req.connector_id) here.push_back(tx);
+    const auto id = latest_start_before(here, std::numeric_limits<int64_t>::max());
     return id ? Choice{LinkRule::Connector, *id} : Choice{};
   }
   if (id_tag_hash) {

@@ -55,9 +55,10 @@ class LinkMemory {
 std::string synthetic_run_id(std::optional<int64_t> connector_id, int64_t ingest_ts_ms,
                              std::string_view message_id);
 
-// The rules, in order: a MeterValues links to the open transaction on its connector; a
-// StopTransaction to the only open one with its idTag, else the only open one, else the one
-// whose start is the single latest at or before the Stop's timestamp. Anything else (no such
+// The rules, in order: a MeterValues links to the open transaction on its connector (the latest
+// started, should an older one have lost its stop); a StopTransaction to the only open one with
+// its idTag, else the only open one, else the one whose start is the single latest at or before
+// the Stop's timestamp. Anything else (no such
 // transaction, a tie) is unlinked: a -1 frame then gets its run's synthetic id, a never-issued
 // id is kept as sent.
 TransactionLink16Result resolve_link(std::span<const OpenTx16> open, LinkMemory& runs,

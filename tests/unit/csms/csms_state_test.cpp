@@ -312,9 +312,6 @@ TEST_F(CsmsStateTest, StoresDeviceReports) {
             1);
 }
 
-}  // namespace
-}  // namespace ocppgw::csms
-
 // ---- linking of 1.6 transactionId -1 frames ----
 
 class LinkTest : public CsmsStateTest {
@@ -449,3 +446,14 @@ TEST_F(LinkTest, LinkingSurvivesARestartThroughTheActiveTransactions) {
   EXPECT_EQ(r.rule, rpc::LinkRule::LatestStart);  // start times are loaded too
   EXPECT_EQ(r.linked_id, a.transaction_id);
 }
+
+TEST_F(LinkTest, AnOlderTransactionThatLostItsStopDoesNotBlockConnectorLinking) {
+  start("CP1", 1, "A", 100);  // its stop never arrived
+  auto b = start("CP1", 1, "B", 300);
+  auto r = link("CP1", meter(1));
+  EXPECT_EQ(r.rule, rpc::LinkRule::Connector);
+  EXPECT_EQ(r.linked_id, b.transaction_id);
+}
+
+}  // namespace
+}  // namespace ocppgw::csms
