@@ -324,13 +324,15 @@ TEST_F(Ocpp16LinkTest, MinusOneMeterValuesLinkByConnector) {
 
 TEST_F(Ocpp16LinkTest, NeverIssuedMeterValuesIdLinksByConnector) {
   const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
-  const auto& e = meter(1, 777).events.at(0);
+  const auto linked = meter(1, 777);
+  const auto& e = linked.events.at(0);
   EXPECT_EQ(e.transaction_id, std::to_string(a));
   EXPECT_EQ(e.extra["sent_transaction_id"], 777);
   EXPECT_TRUE(has_flag(e, analytics::flag::kUnknownTransaction));
   EXPECT_TRUE(has_flag(e, analytics::flag::kTransactionLinkedByConnector));
   // Nothing open on connector 2: kept as sent, as before.
-  const auto& kept = meter(2, 778).events.at(0);
+  const auto kept_frame = meter(2, 778);
+  const auto& kept = kept_frame.events.at(0);
   EXPECT_EQ(kept.transaction_id, "778");
   EXPECT_FALSE(kept.extra.contains("sent_transaction_id"));
 }
@@ -387,7 +389,8 @@ TEST_F(Ocpp16LinkTest, AmbiguousMinusOneStopStopsNothingAndGetsItsOwnSession) {
 
 TEST_F(Ocpp16LinkTest, MinusOneMeterValuesWithNothingOpenOnTheConnectorStayUnlinked) {
   start(2, "B", "2025-06-15T15:00:00Z");
-  const auto& e = meter(1).events.at(0);
+  const auto r = meter(1);
+  const auto& e = r.events.at(0);
   EXPECT_EQ(e.transaction_id, "-1:1:" + std::to_string(kNow) + ":mv-2");
   EXPECT_TRUE(has_flag(e, analytics::flag::kOfflineTransaction));
   EXPECT_FALSE(has_flag(e, analytics::flag::kTransactionLinkedByConnector));
