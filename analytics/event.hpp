@@ -57,6 +57,15 @@ inline constexpr std::string_view kSeqNoRepeated = "SEQ_NO_REPEATED";           
 inline constexpr std::string_view kSeqNoGap = "SEQ_NO_GAP";                      // 2.0.1
 inline constexpr std::string_view kOfflineReplay = "OFFLINE_REPLAY";  // 2.0.1 offline=true
 inline constexpr std::string_view kUnknownChargePoint = "UNKNOWN_CHARGE_POINT";
+// 1.6 -1 / never-issued transaction id resolved to an open transaction (extra.sent_transaction_id
+// keeps the id as sent), by: the open transaction on the frame's connector (MeterValues) ...
+inline constexpr std::string_view kTransactionLinkedByConnector = "TRANSACTION_LINKED_BY_CONNECTOR";
+// ... the charge point's only open transaction with the Stop's idTag ...
+inline constexpr std::string_view kTransactionLinkedByIdTag = "TRANSACTION_LINKED_BY_ID_TAG";
+// ... its only open transaction ...
+inline constexpr std::string_view kTransactionLinkedOnlyOpen = "TRANSACTION_LINKED_ONLY_OPEN";
+// ... the open transaction whose start is the latest before the Stop's timestamp.
+inline constexpr std::string_view kTransactionLinkedLatestStart = "TRANSACTION_LINKED_LATEST_START";
 }  // namespace flag
 
 struct Event {

@@ -79,11 +79,11 @@ Status SqliteCsmsState::load() {
   std::lock_guard read_lock(read_mu_);
   std::lock_guard lock(mu_);
   storage::Statement& tx = read_db_->cached(
-      "SELECT transaction_id, charge_point_id, connector_id, id_tag_hash, start_key "
-      "FROM transactions16 WHERE stop_ts_ms IS NULL");
+      "SELECT transaction_id, charge_point_id, connector_id, id_tag_hash, start_key, "
+      "start_ts_ms FROM transactions16 WHERE stop_ts_ms IS NULL");
   while (tx.step()) {
     add_active(static_cast<int32_t>(tx.int64(0)),
-               {tx.text(1), tx.int64(2), tx.text(3), tx.text(4)});
+               {tx.text(1), tx.int64(2), tx.text(3), tx.text(4), tx.int64(5)});
   }
   Status s = tx.status();
   tx.reset();
@@ -209,6 +209,7 @@ std::string SqliteCsmsState::start_key(std::string_view cp,
 void SqliteCsmsState::add_active(int32_t id, ActiveTx16 tx) {
   active_by_key_[tx.start_key] = id;
   active_by_tag_[tx.id_tag_hash].push_back(id);
+  active_by_cp_[tx.charge_point_id].push_back(id);
   active16_[id] = std::move(tx);
 }
 
@@ -285,7 +286,9 @@ rpc::StartTransaction16Result SqliteCsmsState::start_transaction(
       if (r.id_tag_info.status == "Accepted" &&
           tag_active_elsewhere(hash, cp, req.connector_id, std::nullopt))
         r.id_tag_info.status = "ConcurrentTx";
-      add_active(*fresh, {cp, req.connector_id, hash, key});
+      add_active(*fresh, {cp, req.connector_id, hash, key, req.timestamp_ms});
+      // Later -1 frames on this connector belong to this transaction, not to an earlier run.
+      link_memory_.end(cp, req.connector_id);
       record(
           ctx,
           "INSERT OR IGNORE INTO transactions16 (transaction_id, charge_point_id, "
@@ -319,6 +322,9 @@ rpc::StopTransaction16Result SqliteCsmsState::stop_transaction(rpc::CallContext&
           auto& by_tag = active_by_tag_[it->second.id_tag_hash];
           std::erase(by_tag, id);
           if (by_tag.empty()) active_by_tag_.erase(it->second.id_tag_hash);
+          auto& by_cp = active_by_cp_[cp];
+          std::erase(by_cp, id);
+          if (by_cp.empty()) active_by_cp_.erase(cp);
           active_by_key_.erase(it->second.start_key);
           active16_.erase(it);
           recently_stopped_[id] = cp;
@@ -359,6 +365,21 @@ bool SqliteCsmsState::transaction_known(rpc::CallContext& ctx, int64_t transacti
       return it->second == ctx.charge_point_id;
   }
   return stored_transaction_owner(id) == ctx.charge_point_id;
+}
+
+rpc::TransactionLink16Result SqliteCsmsState::link_transaction(rpc::CallContext& ctx,
+                                                               const rpc::TransactionLink16& req) {
+  std::optional<std::string> tag_hash;
+  if (req.id_tag) tag_hash = analytics::hash_id_token(policy_.id_token_secret, *req.id_tag);
+  std::lock_guard lock(mu_);
+  std::vector<rpc::OpenTx16> open;
+  if (auto it = active_by_cp_.find(ctx.charge_point_id); it != active_by_cp_.end()) {
+    for (int32_t id : it->second) {
+      const ActiveTx16& tx = active16_.at(id);
+      open.push_back({id, tx.connector_id, tx.id_tag_hash, tx.start_ts_ms});
+    }
+  }
+  return rpc::resolve_link(open, link_memory_, ctx, req, tag_hash);
 }
 
 size_t SqliteCsmsState::active_transaction_count() const {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "rpc/action.hpp"
+#include "rpc/transaction_link.hpp"
 #include "storage/db.hpp"
 #include "storage/tx_id_allocator.hpp"
 
@@ -69,6 +70,11 @@ class SqliteCsmsState : public rpc::CsmsState {
   rpc::StopTransaction16Result stop_transaction(rpc::CallContext& ctx,
                                                 const rpc::StopTransaction16& req) override;
   bool transaction_known(rpc::CallContext& ctx, int64_t transaction_id) override;
+  // Decided against the in-memory active transactions (rpc/transaction_link.hpp). Unlinked
+  // runs are kept in memory only: after a restart a run continues under a new synthetic id,
+  // which splits a session but never merges two.
+  rpc::TransactionLink16Result link_transaction(rpc::CallContext& ctx,
+                                                const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
   void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
@@ -89,6 +95,7 @@ class SqliteCsmsState : public rpc::CsmsState {
     int64_t connector_id = 0;
     std::string id_tag_hash;
     std::string start_key;
+    int64_t start_ts_ms = 0;
   };
   struct Tx201 {
     int64_t last_seq_no = -1;
@@ -124,6 +131,8 @@ class SqliteCsmsState : public rpc::CsmsState {
   std::unordered_map<int32_t, ActiveTx16> active16_;
   std::unordered_map<std::string, int32_t> active_by_key_;
   std::unordered_map<std::string, std::vector<int32_t>> active_by_tag_;
+  std::unordered_map<std::string, std::vector<int32_t>> active_by_cp_;
+  rpc::LinkMemory link_memory_;
   // Stopped in this run (bounded): answers transaction_known before the stop is committed.
   std::unordered_map<int32_t, std::string> recently_stopped_;
   std::deque<int32_t> recently_stopped_order_;

@@ -48,6 +48,31 @@ void flag_transaction(rpc::CallContext& ctx, int64_t transaction_id, bool known)
     ctx.flags.emplace_back(analytics::flag::kUnknownTransaction);
 }
 
+std::string_view link_flag(rpc::LinkRule rule) {
+  switch (rule) {
+    case rpc::LinkRule::Connector:
+      return analytics::flag::kTransactionLinkedByConnector;
+    case rpc::LinkRule::IdTag:
+      return analytics::flag::kTransactionLinkedByIdTag;
+    case rpc::LinkRule::OnlyOpen:
+      return analytics::flag::kTransactionLinkedOnlyOpen;
+    case rpc::LinkRule::LatestStart:
+      return analytics::flag::kTransactionLinkedLatestStart;
+    case rpc::LinkRule::None:
+      break;
+  }
+  return {};
+}
+
+// Asks the state which transaction a -1 / never-issued id belongs to and records the answer
+// for the mapper, so every consumer of the event sees the same session.
+rpc::TransactionLink16Result link_frame(rpc::CallContext& ctx, const rpc::TransactionLink16& req) {
+  rpc::TransactionLink16Result r = ctx.state.link_transaction(ctx, req);
+  if (r.rule != rpc::LinkRule::None) ctx.flags.emplace_back(link_flag(r.rule));
+  if (!r.transaction_id.empty()) ctx.resolved_transaction_id = r.transaction_id;
+  return r;
+}
+
 }  // namespace
 
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const json& request) {
@@ -85,8 +110,14 @@ rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
 
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const json& request) {
   const FieldReader f(request);
-  if (auto tx = f.optional_integer("transactionId"))
-    flag_transaction(ctx, *tx, *tx != -1 && ctx.state.transaction_known(ctx, *tx));
+  const auto tx = f.optional_integer("transactionId");
+  if (!tx) return json::object();
+  const bool known = *tx != -1 && ctx.state.transaction_known(ctx, *tx);
+  flag_transaction(ctx, *tx, known);
+  // Only the connector can tell which transaction the readings belong to; without one (lenient
+  // mode) the frame stays as sent.
+  if (const auto connector = f.optional_integer("connectorId"); !known && connector)
+    link_frame(ctx, {.connector_id = connector, .timestamp_ms = now_for(ctx), .minus1 = *tx == -1});
   return json::object();
 }
 
@@ -120,8 +151,15 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
   if (auto id_tag = f.optional_string("idTag")) stop.id_tag = std::string(*id_tag);
   if (auto reason = f.optional_string("reason")) stop.reason = std::string(*reason);
 
+  const int64_t sent_id = stop.transaction_id;
+  if (sent_id == -1) {
+    // A linked stop ends its transaction like any stop; an unlinked one only ends its run.
+    const auto l =
+        link_frame(ctx, {.id_tag = stop.id_tag, .timestamp_ms = stop.timestamp_ms, .stop = true});
+    if (l.rule != rpc::LinkRule::None) stop.transaction_id = l.linked_id;
+  }
   const rpc::StopTransaction16Result result = ctx.state.stop_transaction(ctx, stop);
-  flag_transaction(ctx, stop.transaction_id, result.known);
+  flag_transaction(ctx, sent_id, result.known);
   json response = json::object();
   if (stop.id_tag && result.id_tag_info) response["idTagInfo"] = id_tag_info(*result.id_tag_info);
   return response;

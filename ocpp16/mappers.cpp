@@ -85,6 +85,16 @@ void add_meter_value(rpc::EventBuilder& out, const json& entry, std::optional<in
   rpc::keep_unknown_fields(e, entry, {"timestamp", "sampledValue"});
 }
 
+// The transaction a frame belongs to: as sent, unless the handler linked a -1 / never-issued id
+// (ctx.resolved_transaction_id); then the sent id is kept in `extra` so nothing is lost.
+std::optional<std::string> transaction_of(const rpc::CallContext& ctx, Event& frame,
+                                          std::optional<int64_t> sent) {
+  if (!sent) return std::nullopt;
+  if (!ctx.resolved_transaction_id) return std::to_string(*sent);
+  frame.extra["sent_transaction_id"] = *sent;
+  return ctx.resolved_transaction_id;
+}
+
 // Events for messages whose whole payload belongs in extra.
 Event& add_verbatim(rpc::EventBuilder& out, EventType type, const json& request) {
   Event& e = out.add(type);
@@ -147,14 +157,13 @@ void map_heartbeat(const rpc::CallContext&, const json& request, const json&,
   add_verbatim(out, EventType::Heartbeat, request);
 }
 
-void map_meter_values(const rpc::CallContext&, const json& request, const json&,
+void map_meter_values(const rpc::CallContext& ctx, const json& request, const json&,
                       rpc::EventBuilder& out) {
   // Frame-level members (ids, unknown fields) are resolved once and copied onto each event.
   Event frame;
   const auto connector_id = integer_column(frame, request, "connectorId");
-  std::optional<std::string> transaction_id;
-  if (auto tx = integer_column(frame, request, "transactionId"))
-    transaction_id = std::to_string(*tx);
+  const std::optional<std::string> transaction_id =
+      transaction_of(ctx, frame, integer_column(frame, request, "transactionId"));
   rpc::keep_unknown_fields(frame, request, {"connectorId", "transactionId", "meterValue"});
 
   const json& meter_values = member_or_null(request, "meterValue");
@@ -197,10 +206,13 @@ void map_stop_transaction(const rpc::CallContext& ctx, const json& request, cons
                           rpc::EventBuilder& out) {
   std::optional<std::string> transaction_id;
   const json* transaction_data = nullptr;
+  Event frame;  // what every event of the frame carries (the id as sent, when linked)
   {
     Event& e = out.add(EventType::StopTransaction);
-    if (auto tx = integer_column(e, request, "transactionId")) transaction_id = std::to_string(*tx);
+    transaction_id = transaction_of(ctx, frame, integer_column(e, request, "transactionId"));
     e.transaction_id = transaction_id;
+    for (auto it = frame.extra.begin(); it != frame.extra.end(); ++it)
+      e.extra[it.key()] = it.value();
     if (auto meter = integer_column(e, request, "meterStop"))
       e.meter_wh = static_cast<double>(*meter);
     // 1.6: an absent reason means Local.
@@ -221,7 +233,7 @@ void map_stop_transaction(const rpc::CallContext& ctx, const json& request, cons
   }  // `e` is not used past here: add() below may move it.
   if (transaction_data) {
     for (const json& entry : *transaction_data)
-      add_meter_value(out, entry, std::nullopt, transaction_id, json::object());
+      add_meter_value(out, entry, std::nullopt, transaction_id, frame.extra);
   }
 }
 

@@ -54,6 +54,9 @@ struct CallContext {
   // Set by handlers and the dispatcher; copied onto every event of the frame.
   std::vector<std::string> flags;
   nlohmann::json violations = nlohmann::json::array();  // lenient-mode schema violations
+  // 1.6: the transaction a -1 / never-issued id was resolved to by the handler (linked id or
+  // synthetic run id); mappers put it in transaction_id and keep the sent id in extra.
+  std::optional<std::string> resolved_transaction_id = std::nullopt;
 };
 
 using HandleResult = std::variant<nlohmann::json, CallError>;

@@ -65,6 +65,28 @@ struct StopTransaction16Result {
   std::optional<IdTokenInfo> id_tag_info;
 };
 
+// 1.6 frames that name a transaction the gateway cannot use as sent: transactionId -1 (the
+// charge point started offline and never learned the id) or, for MeterValues, an id never
+// issued. The state links them to an open transaction so the session is not split or merged.
+enum class LinkRule { None, Connector, IdTag, OnlyOpen, LatestStart };
+
+struct TransactionLink16 {
+  std::optional<int64_t> connector_id = std::nullopt;  // MeterValues: link by connector only
+  std::optional<std::string> id_tag = std::nullopt;    // StopTransaction (raw; hashed by the state)
+  int64_t timestamp_ms = 0;                            // StopTransaction: for the latest-start rule
+  bool stop = false;   // a StopTransaction: ends the unlinked run it joins
+  bool minus1 = true;  // sent -1: an unlinked frame gets a synthetic run id
+};
+
+struct TransactionLink16Result {
+  LinkRule rule = LinkRule::None;
+  int64_t linked_id = 0;  // the open transaction, when rule != None
+  // The canonical transaction_id: the linked id, or (unlinked -1) a synthetic run id
+  // "-1:<connector|?>:<ingest ms>:<message id>" that no decimal id can equal; empty: keep as
+  // sent.
+  std::string transaction_id;
+};
+
 struct TransactionEvent201 {
   std::string transaction_id;
   std::string event_type;  // Started | Updated | Ended
@@ -95,6 +117,10 @@ class CsmsState {
                                                    const StopTransaction16& req) = 0;
   // 1.6 MeterValues: is this id one we issued to this charge point?
   virtual bool transaction_known(CallContext& ctx, int64_t transaction_id) = 0;
+  // Decides which open transaction (if any) a -1 / never-issued 1.6 frame belongs to; see
+  // TransactionLink16. Does not stop anything: a linked stop then calls stop_transaction.
+  virtual TransactionLink16Result link_transaction(CallContext& ctx,
+                                                   const TransactionLink16& req) = 0;
   virtual TransactionEvent201Result transaction_event(CallContext& ctx,
                                                       const TransactionEvent201& req) = 0;
   // 2.0.1 NotifyReport: device-model report data stored per charge point.

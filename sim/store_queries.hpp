@@ -19,6 +19,17 @@ inline constexpr std::string_view kInvalidEvents =
 // text or extra happens to contain the flag's name.
 inline constexpr std::string_view kFlaggedEvents =
     "SELECT count(*) FROM events, json_each(events.json, '$.flags') AS f WHERE f.value = ?1";
+// Transaction-bearing 1.6 events still carrying the merged "-1" session the gateway no longer
+// makes, and unlinked synthetic ("-1:...") ones without their OFFLINE_TRANSACTION flag.
+inline constexpr std::string_view kMergedMinus1Events =
+    "SELECT count(*) FROM events WHERE json_extract(json, '$.transaction_id') = '-1'";
+inline constexpr std::string_view kUnflaggedSyntheticEvents =
+    "SELECT count(*) FROM events WHERE json_extract(json, '$.transaction_id') LIKE '-1:%' "
+    "AND NOT EXISTS (SELECT 1 FROM json_each(events.json, '$.flags') AS f "
+    "WHERE f.value = 'OFFLINE_TRANSACTION')";
+inline constexpr std::string_view kLinkedEvents =
+    "SELECT count(*) FROM events, json_each(events.json, '$.flags') AS f "
+    "WHERE f.value LIKE 'TRANSACTION_LINKED_%'";
 // Columns: meter_start, meter_stop (NULL until stopped).
 inline constexpr std::string_view kTransaction16 =
     "SELECT meter_start, meter_stop FROM transactions16 "

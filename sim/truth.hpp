@@ -23,10 +23,12 @@ struct ExpectedSession {
   int64_t stop_ts_ms = 0;
   bool completed = false;  // a StopTransaction / Ended was acknowledged
   bool anomaly = false;    // meter reset inside the session: energy is not start/stop exact
-  bool minus1 = false;     // later frames carried transactionId -1: gateway cannot link them
+  // Later frames carried transactionId -1. The gateway links them to this transaction (by
+  // connector for readings, by the unique idTag for the stop), so the energy is still exact.
+  bool minus1 = false;
   bool clock_skewed = false;
   // Energy the analytics session must report, when it is exact.
-  bool final_exact() const { return completed && !anomaly && !minus1; }
+  bool final_exact() const { return completed && !anomaly; }
   int64_t energy_wh() const { return meter_stop_wh - meter_start_wh; }
 };
 

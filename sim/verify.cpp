@@ -85,6 +85,19 @@ struct Checks {
 
 // ---- the gateway's event log ----
 
+// -1 frames are linked to their transaction (their energy is checked with every other session);
+// what could not be linked has a session of its own, flagged, and nothing is merged into "-1".
+void check_minus1_linking(Checks& ck, Db& gw, const Truth& truth) {
+  const int64_t linked = scalar(gw, sql::kLinkedEvents).value_or(-1);
+  ck.range("event_log.minus1_linked", 1, truth.minus1_frames + truth.maybe_duplicates, linked,
+           "frames with transactionId -1 linked to their transaction (TRANSACTION_LINKED_*)");
+  ck.exact("event_log.minus1_not_merged", 0, scalar(gw, sql::kMergedMinus1Events).value_or(-1),
+           "events left in one shared transaction '-1'");
+  ck.exact("event_log.minus1_unlinked_flagged", 0,
+           scalar(gw, sql::kUnflaggedSyntheticEvents).value_or(-1),
+           "unlinked -1 sessions ('-1:...') without OFFLINE_TRANSACTION");
+}
+
 // Every acknowledged frame is logged; at most every written frame is.
 void check_event_log(Checks& ck, Db& gw, const Truth& truth, int64_t answered_probes) {
   bool ok = false;
@@ -112,6 +125,7 @@ void check_event_log(Checks& ck, Db& gw, const Truth& truth, int64_t answered_pr
     st.reset();
     ck.range("event_log.flag_offline_transaction", 1, truth.minus1_frames + truth.maybe_duplicates,
              flagged, "frames with transactionId -1 are flagged OFFLINE_TRANSACTION");
+    check_minus1_linking(ck, gw, truth);
   }
 }
 
@@ -130,7 +144,7 @@ void check_transactions16(Checks& ck, Db& gw, const Truth& truth) {
     ++checked;
     stmt->bind(1, s.cp_id).bind(2, static_cast<int64_t>(std::stoll(s.tx_id)));
     bool good = stmt->step() && stmt->int64(0) == s.meter_start_wh;
-    if (good && s.completed && !s.minus1) good = stmt->opt_int64(1) == s.meter_stop_wh;
+    if (good && s.completed) good = stmt->opt_int64(1) == s.meter_stop_wh;
     stmt->reset();
     if (!good && bad++ == 0) first_bad = s.cp_id + "/" + s.tx_id;
   }
@@ -204,6 +218,7 @@ void check_quarantine(Checks& ck, Db& gw, Db& an, const Truth& truth) {
 // energy; it must be flagged instead, and never report negative energy.
 void check_sessions(Checks& ck, Db& an, const Truth& truth) {
   int64_t checked = 0, bad = 0, anomalies = 0, anomaly_bad = 0;
+  int64_t minus1_checked = 0, minus1_bad = 0;  // the subset whose frames carried -1
   std::string first_bad;
   auto& stmt = an.cached(sql::kSession);
   for (const auto& s : truth.sessions) {
@@ -216,6 +231,8 @@ void check_sessions(Checks& ck, Db& an, const Truth& truth) {
       const bool good = found && kwh &&
                         std::fabs(*kwh - static_cast<double>(s.energy_wh()) / 1000.0) < 1e-9 &&
                         stmt.int64(1) == 1 && stmt.text(2) == sql::kSessionCompleted;
+      minus1_checked += s.minus1;
+      minus1_bad += s.minus1 && !good;
       if (!good && bad++ < 3) {
         first_bad += s.cp_id + "/" + s.tx_id + " expected " + std::to_string(s.energy_wh()) +
                      " Wh got " +
@@ -232,6 +249,9 @@ void check_sessions(Checks& ck, Db& an, const Truth& truth) {
     }
     stmt.reset();
   }
+  if (minus1_checked > 0)
+    ck.exact("analytics.sessions.minus1_final_energy", 0, minus1_bad,
+             std::to_string(minus1_checked) + " sessions with transactionId -1 frames compared");
   ck.exact("analytics.sessions.final_energy", 0, bad,
            std::to_string(checked) + " final sessions compared" +
                (first_bad.empty() ? "" : "; " + first_bad));

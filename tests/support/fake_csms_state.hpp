@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rpc/action.hpp"
+#include "rpc/transaction_link.hpp"
 
 namespace ocppgw::testing {
 
@@ -22,6 +23,12 @@ class FakeCsmsState : public rpc::CsmsState {
   // (cp, connector, idTag, timestamp, meterStart) -> id, for idempotent starts
   std::map<std::tuple<std::string, int64_t, std::string, int64_t, int64_t>, int32_t> starts;
   std::map<std::pair<std::string, int64_t>, bool> issued;  // (cp, id) -> still active
+  // (cp, id) -> what linking needs of a started transaction (the raw idTag stands in for its
+  // hash: the fake never hashes).
+  std::map<std::pair<std::string, int64_t>, rpc::OpenTx16> open_info;
+  std::map<std::pair<std::string, int64_t>, std::string> open_tags;
+  rpc::LinkMemory link_memory;
+  std::vector<rpc::TransactionLink16> links;
   std::vector<rpc::BootInfo> boots;
   std::vector<rpc::StopTransaction16> stops;
   // 2.0.1: (cp, tx id) -> last seq_no; started/ended
@@ -60,7 +67,11 @@ class FakeCsmsState : public rpc::CsmsState {
     }
     r.transaction_id = next_transaction_id++;
     starts[key] = r.transaction_id;
-    issued[{std::string(ctx.charge_point_id), r.transaction_id}] = true;
+    const std::pair<std::string, int64_t> id{std::string(ctx.charge_point_id), r.transaction_id};
+    issued[id] = true;
+    open_tags[id] = req.id_tag;
+    open_info[id] = {r.transaction_id, req.connector_id, open_tags[id], req.timestamp_ms};
+    link_memory.end(id.first, req.connector_id);
     return r;
   }
 
@@ -71,12 +82,22 @@ class FakeCsmsState : public rpc::CsmsState {
     auto it = issued.find({std::string(ctx.charge_point_id), req.transaction_id});
     r.known = it != issued.end();
     if (r.known) it->second = false;
+    if (r.known) open_info.erase(it->first);
     if (req.id_tag) r.id_tag_info = authorize(ctx, *req.id_tag);
     return r;
   }
 
   bool transaction_known(rpc::CallContext& ctx, int64_t transaction_id) override {
     return issued.count({std::string(ctx.charge_point_id), transaction_id}) > 0;
+  }
+
+  rpc::TransactionLink16Result link_transaction(rpc::CallContext& ctx,
+                                                const rpc::TransactionLink16& req) override {
+    links.push_back(req);
+    std::vector<rpc::OpenTx16> open;
+    for (const auto& [key, tx] : open_info)
+      if (key.first == ctx.charge_point_id) open.push_back(tx);
+    return rpc::resolve_link(open, link_memory, ctx, req, req.id_tag);
   }
 
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,

@@ -88,6 +88,30 @@ TEST_F(PipelineTest, MeterResetIsAnAnomalyWithoutNegativeEnergy) {
             "0\t4.7000000000000002\n");
 }
 
+// Frames the gateway linked from transactionId -1 are ordinary frames of their session: same
+// energy, same anomaly rule; the linking flags and the sent id change nothing.
+TEST_F(PipelineTest, LinkedMinusOneFramesAreOrdinaryFramesOfTheirSession) {
+  auto linked = [](Event e, std::string_view flag) {
+    e.flags = {"OFFLINE_TRANSACTION", std::string(flag)};
+    e.extra["sent_transaction_id"] = -1;
+    return e;
+  };
+  feed({tx_event("a", "CP-1", kStart, "21", t0_, 1000),
+        linked(tx_event("b", "CP-1", kMeter, "21", t0_ + kMin, 1800),
+               flag::kTransactionLinkedByConnector),
+        linked(tx_event("c", "CP-1", kStop, "21", t0_ + 2 * kMin, 2500),
+               flag::kTransactionLinkedByIdTag)});
+  EXPECT_EQ(session("21"), "COMPLETED\t1.5\t1\t[]\n");
+  feed({tx_event("d", "CP-1", kStart, "22", t0_, 1000),
+        linked(tx_event("e", "CP-1", kMeter, "22", t0_ + kMin, 5000),
+               flag::kTransactionLinkedByConnector),
+        linked(tx_event("f", "CP-1", kMeter, "22", t0_ + 2 * kMin, 200),
+               flag::kTransactionLinkedByConnector),
+        linked(tx_event("g", "CP-1", kStop, "22", t0_ + 3 * kMin, 900),
+               flag::kTransactionLinkedOnlyOpen)});
+  EXPECT_EQ(session("22"), "COMPLETED\t4.7000000000000002\t0\t[\"METER_ANOMALY\"]\n");
+}
+
 TEST_F(PipelineTest, ClockSkewIsFlaggedNotQuarantined) {
   Event a = tx_event("a", "CP-1", kStart, "10", t0_ + 11 * kMin, 1000, t0_);  // device 11 min ahead
   feed({a});

@@ -47,7 +47,8 @@ class CsmsStateTest : public ::testing::Test {
                          .state = *state_,
                          .writes = &writes,
                          .flags = {},
-                         .violations = nlohmann::json::array()};
+                         .violations = nlohmann::json::array(),
+                         .resolved_transaction_id = std::nullopt};
     auto result = f(ctx);
     if (commit_now)
       commit(cp, std::move(writes));
@@ -309,6 +310,149 @@ TEST_F(CsmsStateTest, StoresDeviceReports) {
                        "SELECT count(*) FROM device_reports WHERE charge_point_id = 'CP1' "
                        "AND request_id = 7 AND json LIKE '%EVSE%'"),
             1);
+}
+
+// ---- linking of 1.6 transactionId -1 frames ----
+
+class LinkTest : public CsmsStateTest {
+ protected:
+  // Each frame gets its own message id: a repeated one is a re-send.
+  rpc::TransactionLink16Result link(const std::string& cp, rpc::TransactionLink16 req,
+                                    int64_t now_ms = 1'000'000) {
+    rpc::WriteSet writes;
+    rpc::CallContext ctx{.charge_point_id = cp,
+                         .version = rpc::OcppVersion::v16,
+                         .message_id = "link-" + std::to_string(++frames_),
+                         .action = "X",
+                         .ingest_ts_ms = now_ms,
+                         .policy = rpc_policy_,
+                         .state = *state_,
+                         .writes = &writes,
+                         .flags = {},
+                         .violations = nlohmann::json::array(),
+                         .resolved_transaction_id = std::nullopt};
+    return state_->link_transaction(ctx, req);
+  }
+  static rpc::TransactionLink16 meter(int64_t connector) {
+    return {.connector_id = connector, .timestamp_ms = 500};
+  }
+  static rpc::TransactionLink16 stop_req(std::optional<std::string> tag, int64_t ts = 500) {
+    return {.id_tag = std::move(tag), .timestamp_ms = ts, .stop = true};
+  }
+  int frames_ = 0;
+};
+
+TEST_F(LinkTest, MeterValuesLinkToTheOpenTransactionOnTheirConnector) {
+  auto a = start("CP1", 1, "A");
+  auto b = start("CP1", 2, "B");
+  start("CP2", 1, "C");  // another charge point's transaction is never a candidate
+  auto r = link("CP1", meter(2));
+  EXPECT_EQ(r.rule, rpc::LinkRule::Connector);
+  EXPECT_EQ(r.linked_id, b.transaction_id);
+  EXPECT_EQ(r.transaction_id, std::to_string(b.transaction_id));
+  EXPECT_EQ(link("CP1", meter(1)).linked_id, a.transaction_id);
+}
+
+TEST_F(LinkTest, StopLinksByIdTagThenOnlyOpenThenLatestStart) {
+  auto a = start("CP1", 1, "A", 100);
+  auto b = start("CP1", 2, "B", 300);
+  auto by_tag = link("CP1", stop_req("A"));
+  EXPECT_EQ(by_tag.rule, rpc::LinkRule::IdTag);
+  EXPECT_EQ(by_tag.linked_id, a.transaction_id);
+  // No idTag, two open: the latest start before the stop's time wins.
+  auto latest = link("CP1", stop_req(std::nullopt, 400));
+  EXPECT_EQ(latest.rule, rpc::LinkRule::LatestStart);
+  EXPECT_EQ(latest.linked_id, b.transaction_id);
+  auto earlier = link("CP1", stop_req(std::nullopt, 200));
+  EXPECT_EQ(earlier.rule, rpc::LinkRule::LatestStart);
+  EXPECT_EQ(earlier.linked_id, a.transaction_id);
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  // An unknown tag with one open transaction left: that one.
+  auto only = link("CP1", stop_req("Z"));
+  EXPECT_EQ(only.rule, rpc::LinkRule::OnlyOpen);
+  EXPECT_EQ(only.linked_id, b.transaction_id);
+}
+
+TEST_F(LinkTest, AmbiguousStopWithTwoOpenTransactionsStaysUnlinked) {
+  start("CP1", 1, "A", 100);
+  start("CP1", 2, "B", 100);  // same start time: no single latest start
+  auto r = link("CP1", stop_req(std::nullopt, 400));
+  EXPECT_EQ(r.rule, rpc::LinkRule::None);
+  EXPECT_EQ(r.transaction_id.rfind("-1:?:", 0), 0u) << r.transaction_id;
+  // Both start after the stop: none is "before" it.
+  auto late = link("CP1", stop_req(std::nullopt, 50));
+  EXPECT_EQ(late.rule, rpc::LinkRule::None);
+  EXPECT_NE(late.transaction_id, r.transaction_id);
+  EXPECT_EQ(state_->active_transaction_count(), 2u);  // linking itself stops nothing
+}
+
+TEST_F(LinkTest, MeterValuesWithoutAnOpenTransactionGetARunOfTheirOwn) {
+  start("CP1", 2, "B");
+  auto first = link("CP1", meter(1), 1000);
+  EXPECT_EQ(first.rule, rpc::LinkRule::None);
+  EXPECT_EQ(first.transaction_id, "-1:1:1000:link-1");
+  EXPECT_EQ(link("CP1", meter(1), 2000).transaction_id, first.transaction_id);  // same run
+  EXPECT_NE(link("CP2", meter(1), 1000).transaction_id, first.transaction_id);  // per cp
+  // A never-issued id (not -1) that cannot be linked is kept as sent.
+  auto unknown = link("CP1", {.connector_id = 3, .timestamp_ms = 500, .minus1 = false});
+  EXPECT_EQ(unknown.rule, rpc::LinkRule::None);
+  EXPECT_TRUE(unknown.transaction_id.empty());
+}
+
+TEST_F(LinkTest, ARunEndsAtTheNextStartOrStop) {
+  auto run1 = link("CP1", meter(1), 1000).transaction_id;
+  auto a = start("CP1", 1, "A", 1500);
+  EXPECT_EQ(link("CP1", meter(1), 1600).linked_id, a.transaction_id);
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  auto run2 = link("CP1", meter(1), 3000).transaction_id;
+  EXPECT_NE(run2, run1);
+  EXPECT_EQ(run2.rfind("-1:1:3000:", 0), 0u) << run2;
+  // The unlinked -1 stop joins the only run and ends it.
+  EXPECT_EQ(link("CP1", stop_req(std::nullopt, 3500)).transaction_id, run2);
+  EXPECT_NE(link("CP1", meter(1), 4000).transaction_id, run2);
+}
+
+TEST_F(LinkTest, AReSentStopGetsTheSameAnswer) {
+  auto a = start("CP1", 1, "A", 100);
+  start("CP1", 2, "B", 300);
+  rpc::WriteSet writes;
+  rpc::CallContext ctx{.charge_point_id = "CP1",
+                       .version = rpc::OcppVersion::v16,
+                       .message_id = "stop-1",
+                       .action = "StopTransaction",
+                       .ingest_ts_ms = 1'000'000,
+                       .mode = rpc::ValidationMode::Strict,
+                       .policy = rpc_policy_,
+                       .state = *state_,
+                       .writes = &writes,
+                       .flags = {},
+                       .violations = nlohmann::json::array(),
+                       .resolved_transaction_id = std::nullopt};
+  auto r = state_->link_transaction(ctx, stop_req("A"));
+  ASSERT_EQ(r.linked_id, a.transaction_id);
+  state_->stop_transaction(ctx, {a.transaction_id, "A", 500, 10, std::nullopt});
+  // The answer was lost and the charge point sends the same frame: B (now the only open one)
+  // must not be stopped by it.
+  auto again = state_->link_transaction(ctx, stop_req("A"));
+  EXPECT_EQ(again.linked_id, a.transaction_id);
+  EXPECT_EQ(again.rule, rpc::LinkRule::IdTag);
+}
+
+TEST_F(LinkTest, LinkingSurvivesARestartThroughTheActiveTransactions) {
+  auto a = start("CP1", 1, "A", 100);
+  start("CP1", 2, "B", 300);
+  reopen();
+  auto r = link("CP1", stop_req(std::nullopt, 200));
+  EXPECT_EQ(r.rule, rpc::LinkRule::LatestStart);  // start times are loaded too
+  EXPECT_EQ(r.linked_id, a.transaction_id);
+}
+
+TEST_F(LinkTest, AnOlderTransactionThatLostItsStopDoesNotBlockConnectorLinking) {
+  start("CP1", 1, "A", 100);  // its stop never arrived
+  auto b = start("CP1", 1, "B", 300);
+  auto r = link("CP1", meter(1));
+  EXPECT_EQ(r.rule, rpc::LinkRule::Connector);
+  EXPECT_EQ(r.linked_id, b.transaction_id);
 }
 
 }  // namespace

@@ -243,7 +243,9 @@ TEST_F(Ocpp16Test, StopTransactionWithMinusOneIsAnsweredAndFlaggedOffline) {
   ASSERT_EQ(r.events.size(), 1u);
   EXPECT_TRUE(has_flag(r.events[0], analytics::flag::kOfflineTransaction));
   EXPECT_FALSE(has_flag(r.events[0], analytics::flag::kUnknownTransaction));
-  EXPECT_EQ(r.events[0].transaction_id, "-1");
+  // Nothing open to link to: a synthetic session of its own, never the shared "-1".
+  EXPECT_EQ(r.events[0].transaction_id, "-1:?:" + std::to_string(kNow) + ":m1");
+  EXPECT_EQ(r.events[0].extra["sent_transaction_id"], -1);
 }
 
 TEST_F(Ocpp16Test, MeterValuesFlagsUnknownAndOfflineTransactions) {
@@ -273,6 +275,151 @@ TEST_F(Ocpp16Test, MeterValuesFlagsUnknownAndOfflineTransactions) {
   json no_tx = meter(0);
   no_tx.erase("transactionId");
   EXPECT_TRUE(call("MeterValues", no_tx).events.at(0).flags.empty());
+}
+
+// ---- transactionId -1 linking ----
+
+class Ocpp16LinkTest : public Ocpp16Test {
+ protected:
+  int64_t start(int64_t connector, const std::string& tag, const std::string& ts) {
+    const json res = result_of(
+        call("StartTransaction",
+             {{"connectorId", connector}, {"idTag", tag}, {"meterStart", 0}, {"timestamp", ts}},
+             "start-" + std::to_string(++frames_)),
+        "StartTransaction");
+    return res["transactionId"].get<int64_t>();
+  }
+  rpc::InboundResult meter(int64_t connector, int64_t tx = -1) {
+    return call("MeterValues",
+                {{"connectorId", connector},
+                 {"transactionId", tx},
+                 {"meterValue",
+                  {{{"timestamp", "2025-06-15T15:30:00Z"}, {"sampledValue", {{{"value", "5"}}}}}}}},
+                "mv-" + std::to_string(++frames_));
+  }
+  rpc::InboundResult stop(std::optional<std::string> tag, int64_t tx = -1) {
+    json req = {{"transactionId", tx},
+                {"meterStop", 10},
+                {"timestamp", "2025-06-15T16:00:00Z"},
+                {"transactionData",
+                 {{{"timestamp", "2025-06-15T16:00:00Z"}, {"sampledValue", {{{"value", "10"}}}}}}}};
+    if (tag) req["idTag"] = *tag;
+    return call("StopTransaction", req, "stop-" + std::to_string(++frames_));
+  }
+  bool still_open(int64_t id) { return state.issued.at({"CP-1", id}); }
+  int frames_ = 0;
+};
+
+TEST_F(Ocpp16LinkTest, MinusOneMeterValuesLinkByConnector) {
+  start(1, "A", "2025-06-15T15:00:00Z");
+  const int64_t b = start(2, "B", "2025-06-15T15:00:00Z");
+  const auto r = meter(2);
+  EXPECT_EQ(result_of(r, "MeterValues"), json::object());
+  const auto& e = r.events.at(0);
+  EXPECT_EQ(e.transaction_id, std::to_string(b));
+  EXPECT_EQ(e.extra["sent_transaction_id"], -1);
+  EXPECT_TRUE(has_flag(e, analytics::flag::kTransactionLinkedByConnector));
+  EXPECT_TRUE(has_flag(e, analytics::flag::kOfflineTransaction));  // what was sent
+}
+
+TEST_F(Ocpp16LinkTest, NeverIssuedMeterValuesIdLinksByConnector) {
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const auto linked = meter(1, 777);
+  const auto& e = linked.events.at(0);
+  EXPECT_EQ(e.transaction_id, std::to_string(a));
+  EXPECT_EQ(e.extra["sent_transaction_id"], 777);
+  EXPECT_TRUE(has_flag(e, analytics::flag::kUnknownTransaction));
+  EXPECT_TRUE(has_flag(e, analytics::flag::kTransactionLinkedByConnector));
+  // Nothing open on connector 2: kept as sent, as before.
+  const auto kept_frame = meter(2, 778);
+  const auto& kept = kept_frame.events.at(0);
+  EXPECT_EQ(kept.transaction_id, "778");
+  EXPECT_FALSE(kept.extra.contains("sent_transaction_id"));
+}
+
+TEST_F(Ocpp16LinkTest, MinusOneStopLinksByIdTagAndStopsThatTransaction) {
+  state.tokens["A"] = {"Accepted", std::nullopt, std::nullopt};
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const int64_t b = start(2, "B", "2025-06-15T15:10:00Z");
+  const auto r = stop("A");
+  EXPECT_EQ(result_of(r, "StopTransaction")["idTagInfo"]["status"], "Accepted");
+  ASSERT_EQ(r.events.size(), 2u);
+  for (const auto& e : r.events) {  // the stop and its transactionData
+    EXPECT_EQ(e.transaction_id, std::to_string(a));
+    EXPECT_EQ(e.extra["sent_transaction_id"], -1);
+    EXPECT_TRUE(has_flag(e, analytics::flag::kTransactionLinkedByIdTag));
+  }
+  EXPECT_EQ(state.stops.back().transaction_id, a);
+  EXPECT_FALSE(still_open(a));
+  EXPECT_TRUE(still_open(b));
+}
+
+TEST_F(Ocpp16LinkTest, MinusOneStopLinksToTheOnlyOpenTransaction) {
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const auto r = stop("OTHER");
+  EXPECT_EQ(r.events.at(0).transaction_id, std::to_string(a));
+  EXPECT_TRUE(has_flag(r.events.at(0), analytics::flag::kTransactionLinkedOnlyOpen));
+  EXPECT_FALSE(still_open(a));
+}
+
+TEST_F(Ocpp16LinkTest, MinusOneStopWithoutIdTagLinksToTheLatestStart) {
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const int64_t b = start(2, "B", "2025-06-15T15:20:00Z");
+  const auto r = stop(std::nullopt);
+  EXPECT_EQ(r.events.at(0).transaction_id, std::to_string(b));
+  EXPECT_TRUE(has_flag(r.events.at(0), analytics::flag::kTransactionLinkedLatestStart));
+  EXPECT_TRUE(still_open(a));
+  EXPECT_FALSE(still_open(b));
+}
+
+TEST_F(Ocpp16LinkTest, AmbiguousMinusOneStopStopsNothingAndGetsItsOwnSession) {
+  // Two open transactions, no idTag, same start: no rule picks one.
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const int64_t b = start(2, "B", "2025-06-15T15:00:00Z");
+  const auto r = stop(std::nullopt);
+  EXPECT_EQ(result_of(r, "StopTransaction"), json::object());
+  for (const auto& e : r.events) {
+    EXPECT_EQ(e.transaction_id->rfind("-1:?:", 0), 0u) << *e.transaction_id;
+    EXPECT_TRUE(has_flag(e, analytics::flag::kOfflineTransaction));
+    EXPECT_EQ(e.extra["sent_transaction_id"], -1);
+  }
+  EXPECT_TRUE(still_open(a));
+  EXPECT_TRUE(still_open(b));
+}
+
+TEST_F(Ocpp16LinkTest, MinusOneMeterValuesWithNothingOpenOnTheConnectorStayUnlinked) {
+  start(2, "B", "2025-06-15T15:00:00Z");
+  const auto r = meter(1);
+  const auto& e = r.events.at(0);
+  EXPECT_EQ(e.transaction_id, "-1:1:" + std::to_string(kNow) + ":mv-2");
+  EXPECT_TRUE(has_flag(e, analytics::flag::kOfflineTransaction));
+  EXPECT_FALSE(has_flag(e, analytics::flag::kTransactionLinkedByConnector));
+}
+
+TEST_F(Ocpp16LinkTest, TwoMinusOneRunsSeparatedByAStartAreTwoSessions) {
+  const auto first = *meter(1).events.at(0).transaction_id;
+  EXPECT_EQ(*meter(1).events.at(0).transaction_id, first);  // same run
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  EXPECT_EQ(*meter(1).events.at(0).transaction_id, std::to_string(a));
+  EXPECT_FALSE(stop("A", a).events.at(0).extra.contains("sent_transaction_id"));
+  const auto second = *meter(1).events.at(0).transaction_id;
+  EXPECT_NE(second, first);
+  EXPECT_EQ(second.rfind("-1:1:", 0), 0u) << second;
+  // The unlinked -1 stop closes the second run.
+  EXPECT_EQ(stop(std::nullopt).events.at(0).transaction_id, second);
+}
+
+TEST_F(Ocpp16LinkTest, AReSentMinusOneStopDoesNotStopAnotherTransaction) {
+  const int64_t a = start(1, "A", "2025-06-15T15:00:00Z");
+  const int64_t b = start(2, "B", "2025-06-15T15:10:00Z");
+  const json req = {{"transactionId", -1},
+                    {"idTag", "A"},
+                    {"meterStop", 10},
+                    {"timestamp", "2025-06-15T16:00:00Z"}};
+  EXPECT_EQ(call("StopTransaction", req, "s1").events.at(0).transaction_id, std::to_string(a));
+  // The answer was lost; the same frame comes again.
+  EXPECT_EQ(call("StopTransaction", req, "s1").events.at(0).transaction_id, std::to_string(a));
+  EXPECT_TRUE(still_open(b));
 }
 
 TEST_F(Ocpp16Test, DataTransferAnswersUnknownVendorId) {
