@@ -22,9 +22,8 @@ TEST(UtilLogging, TextFormatEscapesControlCharacters) {
       format_line(false, "call_refused", "CP\r1",
                   {{"action", "Boot\r\nevent=forged level=info"}, {"reason", "a\x1b[2Jb"}});
   EXPECT_FALSE(has_raw_control(line)) << line;
-  EXPECT_EQ(line,
-            R"(event=call_refused cp="CP\r1" action="Boot\r\nevent=forged level=info" )"
-            R"(reason="a\x1b[2Jb")");
+  EXPECT_EQ(line, R"(event=call_refused cp="CP\r1" action="Boot\r\nevent=forged level=info" )"
+                  R"(reason="a\x1b[2Jb")");
 }
 
 TEST(UtilLogging, PlainValuesStayUnquoted) {
