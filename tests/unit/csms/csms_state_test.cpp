@@ -35,20 +35,26 @@ class CsmsStateTest : public ::testing::Test {
     ASSERT_TRUE(state_) << s.message();
   }
 
+  // A frame's context as the dispatcher builds it; the state records its rows into `writes`.
+  rpc::CallContext context(const std::string& cp, std::string message_id, int64_t now_ms,
+                           rpc::WriteSet& writes) {
+    return rpc::CallContext{.charge_point_id = cp,
+                            .version = rpc::OcppVersion::v16,
+                            .message_id = std::move(message_id),
+                            .action = "X",
+                            .ingest_ts_ms = now_ms,
+                            .policy = rpc_policy_,
+                            .state = *state_,
+                            .writes = &writes,
+                            .flags = {},
+                            .violations = nlohmann::json::array(),
+                            .resolved_transaction_id = std::nullopt};
+  }
+
   template <typename F>
   auto call(const std::string& cp, F f, bool commit_now = true, int64_t now_ms = 1'000'000) {
     rpc::WriteSet writes;
-    rpc::CallContext ctx{.charge_point_id = cp,
-                         .version = rpc::OcppVersion::v16,
-                         .message_id = "m",
-                         .action = "X",
-                         .ingest_ts_ms = now_ms,
-                         .policy = rpc_policy_,
-                         .state = *state_,
-                         .writes = &writes,
-                         .flags = {},
-                         .violations = nlohmann::json::array(),
-                         .resolved_transaction_id = std::nullopt};
+    rpc::CallContext ctx = context(cp, "m", now_ms, writes);
     auto result = f(ctx);
     if (commit_now)
       commit(cp, std::move(writes));
@@ -320,17 +326,7 @@ class LinkTest : public CsmsStateTest {
   rpc::TransactionLink16Result link(const std::string& cp, rpc::TransactionLink16 req,
                                     int64_t now_ms = 1'000'000) {
     rpc::WriteSet writes;
-    rpc::CallContext ctx{.charge_point_id = cp,
-                         .version = rpc::OcppVersion::v16,
-                         .message_id = "link-" + std::to_string(++frames_),
-                         .action = "X",
-                         .ingest_ts_ms = now_ms,
-                         .policy = rpc_policy_,
-                         .state = *state_,
-                         .writes = &writes,
-                         .flags = {},
-                         .violations = nlohmann::json::array(),
-                         .resolved_transaction_id = std::nullopt};
+    rpc::CallContext ctx = context(cp, "link-" + std::to_string(++frames_), now_ms, writes);
     return state_->link_transaction(ctx, req);
   }
   static rpc::TransactionLink16 meter(int64_t connector) {
