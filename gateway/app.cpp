@@ -4,6 +4,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include <sys/resource.h>
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 
@@ -27,6 +29,34 @@ using util::Status;
 
 // How long shutdown waits for sessions to answer what they have read and close.
 constexpr auto kSessionCloseGrace = std::chrono::seconds(5);
+// Descriptors kept for the gateway's own files and sockets (SQLite databases and journals,
+// Kafka brokers, log files) when max_connections is derived from the open-file limit.
+constexpr rlim_t kReservedDescriptors = 256;
+
+// Every connection is a descriptor, so the soft limit (often 1024) caps the fleet long before
+// memory does. Raises it to the hard limit and returns the soft limit in force (0: unknown).
+rlim_t raise_open_file_limit() {
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  const rlim_t before = lim.rlim_cur;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) lim.rlim_cur = before;
+  }
+  log::info("open_file_limit", "",
+            {{"soft_at_start", std::to_string(before)},
+             {"hard", lim.rlim_max == RLIM_INFINITY ? "unlimited" : std::to_string(lim.rlim_max)},
+             {"soft_now", std::to_string(lim.rlim_cur)}});
+  return lim.rlim_cur == RLIM_INFINITY ? 0 : lim.rlim_cur;
+}
+
+// The configured total, else what the descriptors allow: the soft limit less a reserve (a
+// quarter of the limit when that is smaller, so that a tiny limit still leaves room for both).
+int max_connections(const Limits& limits, rlim_t open_files) {
+  if (limits.max_connections > 0 || open_files == 0) return limits.max_connections;
+  const rlim_t reserve = std::min(kReservedDescriptors, open_files / 4);
+  return static_cast<int>(std::min<rlim_t>(open_files - reserve, 1 << 24));
+}
 
 class KafkaComponent : public Component {
  public:
@@ -134,6 +164,8 @@ Status App::start() {
   policy_.id_token_secret = *secret;
   policy_.gateway_node = "node-" + std::to_string(config_.node_index);
   policy_.max_events_per_frame = config_.limits.max_events_per_frame;
+  policy_.max_call_bytes = config_.limits.max_call_bytes;
+  policy_.large_call_actions = config_.limits.large_call_actions;
 
   csms::CsmsPolicy csms;
   csms.unknown_charge_point =
@@ -162,7 +194,10 @@ Status App::start() {
                registry_,
                {&ocpp16::protocol(), &ocpp201::protocol()},
                router_.handler(),
-               [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); }});
+               [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); },
+               nullptr,
+               nullptr});
+  start_guards();
   add_health_sections(health_, *services_);
   health_.add_routes(router_);
 
@@ -210,6 +245,32 @@ Status App::start() {
              : config_.tls_basic_auth ? "basic (profile 2)"
                                       : "none (TLS only)");
   return {};
+}
+
+void App::start_guards() {
+  const int max = max_connections(config_.limits, raise_open_file_limit());
+  services_->connections =
+      std::make_shared<ConnectionLimiter>(max, config_.limits.max_connections_per_address);
+  log::info("connection_limits", "",
+            {{"max_connections", max > 0 ? std::to_string(max) : "unlimited"},
+             {"max_connections_per_address",
+              config_.limits.max_connections_per_address > 0
+                  ? std::to_string(config_.limits.max_connections_per_address)
+                  : "unlimited"}});
+  if (config_.limits.min_free_disk_bytes == 0) return;
+  disk_ = std::make_unique<DiskGuard>(config_.data_dir, config_.limits.min_free_disk_bytes);
+  services_->disk = disk_.get();
+  disk_timer_ = std::make_unique<net::steady_timer>(ioc_);
+  poll_disk();
+}
+
+// Once a second on an I/O thread: one statvfs call.
+void App::poll_disk() {
+  disk_->poll();
+  disk_timer_->expires_after(std::chrono::seconds(1));
+  disk_timer_->async_wait([this](boost::system::error_code ec) {
+    if (!ec) poll_disk();
+  });
 }
 
 Status App::start_listeners() {
@@ -278,6 +339,7 @@ int App::wait() {
   const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;
   while (registry_.size() > 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (disk_timer_) disk_timer_->cancel();
   if (sink_) sink_->stop();  // commits everything submitted, incl. the disconnect events
   for (size_t i = started_components_; i-- > 0;) components_[i]->stop();
   started_components_ = 0;

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "csms/event_sink.hpp"
 #include "csms/sqlite_csms_state.hpp"
 #include "gateway/config.hpp"
+#include "gateway/disk_guard.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
 #include "util/status.hpp"
@@ -72,6 +74,9 @@ class App {
  private:
   // Part of start(): the plain and the TLS listener as configured.
   util::Status start_listeners();
+  // Part of start(): the open-file limit, the connection limiter and the disk guard.
+  void start_guards();
+  void poll_disk();
 
   Config config_;
   rpc::Policy policy_;
@@ -82,6 +87,8 @@ class App {
   std::unique_ptr<csms::EventSink> sink_;
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
+  std::unique_ptr<DiskGuard> disk_;
+  std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;
   std::unique_ptr<BasicAuthenticator> authenticator_;  // when a listener requires HTTP Basic

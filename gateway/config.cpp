@@ -300,6 +300,38 @@ void add_limit_options(std::vector<OptionSpec>& s) {
   s.push_back(number_opt("max_frame_bytes",
                          "Largest text frame accepted; a larger one closes the connection (1009)",
                          &Limits::max_frame_bytes, size_t{256}, size_t{1} << 30));
+  s.push_back(number_opt("max_call_bytes",
+                         "Largest CALL of an action not in large_call_actions; a larger one is "
+                         "answered with CALLERROR GenericError and recorded as Invalid",
+                         &Limits::max_call_bytes, size_t{256}, size_t{1} << 30));
+  s.push_back({"large_call_actions",
+               "Comma-separated actions that carry bulk data and may use up to max_frame_bytes",
+               [](Config& c, const std::string& v) {
+                 c.limits.large_call_actions = split_list(v);
+                 return std::string();
+               },
+               [](const Config& c) {
+                 std::string out;
+                 for (const auto& a : c.limits.large_call_actions)
+                   out += (out.empty() ? "" : ",") + a;
+                 return out;
+               }});
+  s.push_back(number_opt("max_bytes_per_second",
+                         "Bytes per second read from one connection (a burst of max_frame_bytes "
+                         "is allowed); faster senders are slowed down, never dropped; 0: unlimited",
+                         &Limits::max_bytes_per_s, 0.0, 1e12));
+  s.push_back(number_opt("max_outbound_bytes",
+                         "Replies and calls queued for one connection that does not read them; "
+                         "beyond this the connection is closed",
+                         &Limits::max_outbound_bytes, size_t{64 * 1024}, size_t{1} << 40));
+  s.push_back(number_opt("max_connections",
+                         "Connections served at once over all listeners; 0: the open-file limit "
+                         "minus a reserve for the gateway's own files",
+                         &Limits::max_connections, 0, 1 << 24));
+  s.push_back(number_opt("min_free_disk_bytes",
+                         "Free space the data folder's file system keeps: below it the heaviest "
+                         "writers are paused first, below half of it every connection; 0: off",
+                         &Limits::min_free_disk_bytes, uint64_t{0}, uint64_t{1} << 60));
   s.push_back(number_opt("max_events_per_frame",
                          "Most events one CALL may produce (e.g. MeterValues entries); a larger "
                          "CALL is answered with OccurrenceConstraintViolation",

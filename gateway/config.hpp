@@ -24,8 +24,18 @@ class App;
 
 namespace ocppgw::gateway {
 
+// The defaults are sized for a real fleet (a charge point sends a few KiB per minute) while
+// keeping one hostile or broken connection from taking memory, disk or CPU from the others.
 struct Limits {
-  size_t max_frame_bytes = 1024 * 1024;     // larger text frame: close 1009
+  size_t max_frame_bytes = 1024 * 1024;  // larger text frame: close 1009
+  // A CALL larger than max_call_bytes is refused (CALLERROR GenericError) unless its action is
+  // one of large_call_actions, which may use up to max_frame_bytes: only these carry bulk data.
+  size_t max_call_bytes = 64 * 1024;
+  std::vector<std::string> large_call_actions = rpc::default_large_call_actions();
+  double max_bytes_per_s = 256 * 1024;          // per connection read budget; 0: unlimited
+  size_t max_outbound_bytes = 4 * 1024 * 1024;  // queued replies and calls; over: close
+  int max_connections = 0;  // all listeners together; 0: from the open-file limit
+  uint64_t min_free_disk_bytes = 512ull * 1024 * 1024;  // data folder floor; 0: unchecked
   int handshake_timeout_s = 10;             // HTTP upgrade request and WebSocket handshake
   int idle_timeout_s = 120;                 // no frame (not even a pong) for this long: close
   bool keepalive_pings = true;              // ping after half the idle timeout of silence

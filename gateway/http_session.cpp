@@ -9,6 +9,7 @@
 
 #include "csms/charge_point_id.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/disk_guard.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
@@ -341,6 +342,16 @@ void HttpSession::on_write(bool close, beast::error_code ec, size_t) {
 
 void add_health_sections(web::Health& health, const Services& services) {
   health.add({"connections", [&services] { return nlohmann::json(services.registry.size()); }, {}});
+  if (services.connections)
+    health.add({"connection_limit",
+                [&services] {
+                  return nlohmann::json{{"open", services.connections->open()},
+                                        {"max", services.connections->max_total()}};
+                },
+                {}});
+  if (services.disk)
+    health.add({"disk", [&services] { return services.disk->report(); },
+                [&services] { return services.disk->healthy(); }});
   health.add(
       {"sqlite_memory_bytes", [] { return nlohmann::json(storage::sqlite_memory_used()); }, {}});
   health.add({"state",

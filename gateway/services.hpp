@@ -18,6 +18,8 @@
 
 namespace ocppgw::gateway {
 
+class ConnectionLimiter;
+class DiskGuard;
 class SessionRegistry;
 
 namespace http = boost::beast::http;
@@ -36,6 +38,10 @@ struct Services {
   web::HttpHandler http_handler;
   // Validation override stored per charge point (e.g. by an operator); nullopt: config decides.
   std::function<std::optional<rpc::ValidationMode>(std::string_view)> stored_validation;
+  // Shared by every listener (the total connection limit); null: each listener counts alone.
+  std::shared_ptr<ConnectionLimiter> connections;
+  // Null: free disk space is not watched.
+  DiskGuard* disk = nullptr;
 
   const rpc::Protocol* protocol(rpc::OcppVersion v) const {
     for (const auto* p : protocols)

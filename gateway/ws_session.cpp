@@ -2,15 +2,18 @@
 #include "gateway/ws_session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "gateway/disk_guard.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
 #include "util/hex.hpp"
 #include "util/logging.hpp"
 #include "util/time.hpp"
+#include "util/utf8.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -21,20 +24,7 @@ namespace websocket = beast::websocket;
 
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxRawKept = 64 * 1024;  // what an Invalid event keeps of a refused frame
-
-// The longest prefix of `s` of at most `max` bytes that does not end inside a UTF-8 sequence
-// (the frame was cut at our read limit, which may fall in the middle of a character).
-std::string utf8_prefix(std::string_view s, size_t max) {
-  size_t end = std::min(s.size(), max);
-  size_t lead = end;
-  while (lead > 0 && (static_cast<unsigned char>(s[lead - 1]) & 0xC0) == 0x80) --lead;
-  if (lead > 0) {
-    const auto b = static_cast<unsigned char>(s[lead - 1]);
-    const size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-    if (end - (lead - 1) < need) end = lead - 1;
-  }
-  return std::string(s.substr(0, end));
-}
+constexpr double kRecentWindowS = 10;      // decay time of a connection's recent byte rate
 
 std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
   return "hex:" + util::to_hex(bytes.substr(0, max_bytes));
@@ -55,8 +45,11 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
       slot_(std::move(slot)),
       refilled_(std::chrono::steady_clock::now()),
       rate_timer_(ws_.get_executor()),
+      recent_at_(refilled_),
       pending_(ws_.get_executor(), protocol) {
   tokens_ = std::max(1.0, services_.config.limits.max_messages_per_s);
+  byte_tokens_ = std::max(services_.config.limits.max_bytes_per_s,
+                          static_cast<double>(services_.config.limits.max_frame_bytes));
 }
 
 WsSession::~WsSession() = default;
@@ -129,30 +122,63 @@ void WsSession::on_accept(beast::error_code ec) {
   do_read();
 }
 
-bool WsSession::take_token() {
-  const double rate = services_.config.limits.max_messages_per_s;
-  if (rate <= 0) return true;
+double WsSession::recent_bytes_per_s(std::chrono::steady_clock::time_point now) const {
+  const double age = std::chrono::duration<double>(now - recent_at_).count();
+  return recent_bytes_ * std::exp(-age / kRecentWindowS) / kRecentWindowS;
+}
+
+std::chrono::steady_clock::duration WsSession::read_delay() {
+  using std::chrono::duration;
+  const auto& limits = services_.config.limits;
   const auto now = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
+  const double elapsed = duration<double>(now - refilled_).count();
   refilled_ = now;
-  tokens_ = std::min(std::max(1.0, rate), tokens_ + elapsed * rate);
-  if (tokens_ >= 1) {
-    tokens_ -= 1;
-    return true;
+  const bool message_start = buffer_.size() == 0;
+  auto after = [](double seconds) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        duration<double>(seconds));
+  };
+  if (const double rate = limits.max_bytes_per_s; rate > 0) {
+    const double burst = std::max(rate, static_cast<double>(limits.max_frame_bytes));
+    byte_tokens_ = std::min(burst, byte_tokens_ + elapsed * rate);
   }
-  const auto wait = std::chrono::duration<double>((1 - tokens_) / rate);
-  rate_timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait));
+  if (const double rate = limits.max_messages_per_s; rate > 0)
+    tokens_ = std::min(std::max(1.0, rate), tokens_ + elapsed * rate);
+  if (message_start && services_.disk) {
+    const bool allowed = services_.disk->allows(recent_bytes_per_s(now));
+    if (allowed != !disk_paused_) {
+      disk_paused_ = !allowed;
+      if (disk_paused_) {
+        services_.disk->pause_started();
+        log::warn("reading_paused", charge_point_id_,
+                  {{"reason", "free disk space below min_free_disk_bytes"},
+                   {"recent_bytes_per_s", std::to_string(recent_bytes_per_s(now))}});
+      } else {
+        services_.disk->pause_ended();
+      }
+    }
+    if (disk_paused_) return std::chrono::seconds(1);
+  }
+  if (const double rate = limits.max_bytes_per_s; rate > 0 && byte_tokens_ < 0)
+    return after(-byte_tokens_ / rate);
+  if (const double rate = limits.max_messages_per_s; rate > 0 && message_start) {
+    if (tokens_ < 1) return after((1 - tokens_) / rate);
+    tokens_ -= 1;
+  }
+  return {};
+}
+
+void WsSession::wait_then_read(std::chrono::steady_clock::duration delay) {
+  rate_timer_.expires_after(delay);
   rate_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
     if (!ec) self->do_read();
   });
-  return false;
 }
 
 void WsSession::do_read() {
   if (reading_ || draining_ || finished_) return;
   if (inflight_.size() >= services_.config.limits.max_inflight_per_connection) return;
-  // Rate-limit whole messages: the token is taken when a message starts.
-  if (buffer_.size() == 0 && !take_token()) return;
+  if (const auto delay = read_delay(); delay.count() > 0) return wait_then_read(delay);
   reading_ = true;
   const size_t max = services_.config.limits.max_frame_bytes;
   const size_t limit = std::min(kReadChunk, max + 1 - std::min(max, buffer_.size()));
@@ -162,8 +188,12 @@ void WsSession::do_read() {
                       });
 }
 
-void WsSession::on_read(beast::error_code ec, size_t) {
+void WsSession::on_read(beast::error_code ec, size_t bytes) {
   reading_ = false;
+  byte_tokens_ -= static_cast<double>(bytes);
+  const auto now = std::chrono::steady_clock::now();
+  recent_bytes_ = recent_bytes_per_s(now) * kRecentWindowS + static_cast<double>(bytes);
+  recent_at_ = now;
   if (ec) {
     std::string reason;
     if (ec == websocket::error::closed) {
@@ -183,16 +213,16 @@ void WsSession::on_read(beast::error_code ec, size_t) {
   }
   const size_t max = services_.config.limits.max_frame_bytes;
   if (ws_.got_binary()) {
-    const std::string bytes = beast::buffers_to_string(buffer_.data());
+    const std::string binary = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
-    refuse_frame(hex_prefix(bytes, kMaxRawKept / 2), "binary frame (OCPP-J is text only)",
+    refuse_frame(hex_prefix(binary, kMaxRawKept / 2), "binary frame (OCPP-J is text only)",
                  websocket::close_code::unknown_data, "binary frames are not supported");
     return;
   }
   if (buffer_.size() > max) {
     const std::string text = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
-    refuse_frame(utf8_prefix(text, kMaxRawKept),
+    refuse_frame(util::utf8_prefix(text, kMaxRawKept),
                  "frame larger than " + std::to_string(max) + " bytes",
                  websocket::close_code::too_big, "frame exceeds " + std::to_string(max) + " bytes");
     return;
@@ -279,6 +309,7 @@ void WsSession::on_durable(uint64_t seq, bool committed) {
                  {{"remote", remote_address_}, {"action", "closing without reply"}});
       end_reason_ = "event log commit failed";
       write_queue_.erase(write_queue_.begin() + (writing_ ? 1 : 0), write_queue_.end());
+      queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
       inflight_.clear();
       close(websocket::close_code::internal_error, "event log unavailable");
     }
@@ -291,9 +322,11 @@ void WsSession::on_durable(uint64_t seq, bool committed) {
 
 void WsSession::flush_replies() {
   while (!inflight_.empty() && inflight_.front().ready) {
-    if (!inflight_.front().reply.empty()) send(std::move(inflight_.front().reply));
+    // Popped before sending: send() may end the session (outbound overflow) and clear inflight_.
+    std::string reply = std::move(inflight_.front().reply);
     inflight_.pop_front();
     ++inflight_base_;
+    if (!reply.empty()) send(std::move(reply));
   }
   do_read();
   maybe_finish_close();
@@ -301,8 +334,25 @@ void WsSession::flush_replies() {
 
 void WsSession::send(std::string text) {
   if (closing_ || finished_) return;
+  queued_bytes_ += text.size();
   write_queue_.push_back(std::move(text));
+  if (queued_bytes_ > services_.config.limits.max_outbound_bytes) return close_for_overflow();
   if (!writing_) do_write();
+}
+
+// The peer sends but does not read: its replies would pile up here without bound. Closing
+// loses nothing acknowledged (every queued reply's frame is already committed; the charge
+// point sends unanswered frames again), and the connection is logged once, as it ends.
+void WsSession::close_for_overflow() {
+  log::warn("outbound_overflow", charge_point_id_,
+            {{"remote", remote_address_},
+             {"queued_bytes", std::to_string(queued_bytes_)},
+             {"max_outbound_bytes", std::to_string(services_.config.limits.max_outbound_bytes)}});
+  // The frame being written keeps its buffer until its handler runs.
+  write_queue_.erase(write_queue_.begin() + (writing_ ? 1 : 0), write_queue_.end());
+  queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
+  inflight_.clear();
+  finish("outbound queue over max_outbound_bytes (the charge point does not read)");
 }
 
 void WsSession::do_write() {
@@ -316,9 +366,11 @@ void WsSession::do_write() {
 
 void WsSession::on_write(beast::error_code ec, size_t) {
   writing_ = false;
+  queued_bytes_ -= write_queue_.front().size();
   write_queue_.pop_front();
   if (ec) {
     write_queue_.clear();
+    queued_bytes_ = 0;
     finish(closing_ || draining_ ? end_reason_ : "write error: " + ec.message());
     return;
   }
@@ -394,6 +446,8 @@ void WsSession::finish(std::string reason) {
   if (finished_) return;
   finished_ = true;
   rate_timer_.cancel();
+  if (disk_paused_) services_.disk->pause_ended();
+  disk_paused_ = false;
   pending_.fail_all(CallOutcome::Kind::Disconnected, reason);
   beast::error_code ignored;
   ws_.tcp().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);

@@ -3,8 +3,9 @@
 // the event sink and sends the reply only once the sink reports the commit (ack-after-durable),
 // in the order the frames arrived, even though several frames may await their commit at once.
 // It also owns the write queue (one async_write at a time), keepalive pings and the idle
-// timeout, the frame-size and rate limits, Connection events, and the CSMS->charge point calls
-// awaiting an answer (PendingCalls).
+// timeout, the frame-size, message-rate and byte-rate limits, the bound on queued outbound
+// bytes (a peer that does not read its replies is cut off), the disk-space pause (DiskGuard),
+// Connection events, and the CSMS->charge point calls awaiting an answer (PendingCalls).
 // Threading: every member runs on the session's strand (the socket's executor). The public
 // methods call(), close_async() and info() may be called from any thread: the first two post to
 // the strand, info() reads immutable fields.
@@ -70,7 +71,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void close(boost::beast::websocket::close_code code, std::string reason);
   void maybe_finish_close();
   void finish(std::string reason);
-  bool take_token();
+  // How long reading must wait for the message-rate, byte-rate and disk limits (zero: read
+  // now). Takes the message token only when it returns zero at the start of a message.
+  std::chrono::steady_clock::duration read_delay();
+  void wait_then_read(std::chrono::steady_clock::duration delay);
+  double recent_bytes_per_s(std::chrono::steady_clock::time_point now) const;
+  void close_for_overflow();
   rpc::CallContext context(int64_t now_ms);
 
   WsStream ws_;  // plain or TLS (see tls_stream.hpp)
@@ -89,10 +95,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::deque<std::string> write_queue_;
   bool writing_ = false;
 
-  // Token bucket for the per-connection message rate.
+  // Token buckets for the per-connection message and byte rates (the byte bucket may go
+  // negative: a frame is read whole, and the debt delays the next one).
   double tokens_ = 0;
+  double byte_tokens_ = 0;
   std::chrono::steady_clock::time_point refilled_;
   boost::asio::steady_timer rate_timer_;
+  // Bytes read, decayed over ~10 s: what the disk guard ranks writers by.
+  double recent_bytes_ = 0;
+  std::chrono::steady_clock::time_point recent_at_;
+  bool disk_paused_ = false;
+  size_t queued_bytes_ = 0;  // in write_queue_
 
   PendingCalls pending_;
 

@@ -29,6 +29,21 @@ class EventBuilder;
 enum class ValidationMode { Strict, Lenient };
 
 // Gateway-wide settings handlers and mappers read.
+// The actions that carry bulk data (meter data, reports, vendor data) and so may be larger than
+// Policy::max_call_bytes.
+inline std::vector<std::string> default_large_call_actions() {
+  return {"DataTransfer",
+          "MeterValues",
+          "StopTransaction",
+          "TransactionEvent",
+          "NotifyReport",
+          "NotifyMonitoringReport",
+          "NotifyCustomerInformation",
+          "NotifyEVChargingSchedule",
+          "ReportChargingProfiles",
+          "NotifyDisplayMessages"};
+}
+
 struct Policy {
   int heartbeat_interval_s = 300;
   std::string id_token_secret;  // HMAC key for id_token_hash
@@ -36,6 +51,11 @@ struct Policy {
   // Most events one frame may produce; a larger CALL is refused (OccurrenceConstraintViolation)
   // so that one charge point cannot make the gateway build and store unbounded batches.
   size_t max_events_per_frame = 1000;
+  // Most CALLs are a few hundred bytes; only actions that carry bulk data (large_call_actions)
+  // may be larger than max_call_bytes (up to the session's max_frame_bytes). A smaller cap for
+  // the rest keeps a flood of oversize Heartbeats from costing parse time and log space.
+  size_t max_call_bytes = 64 * 1024;
+  std::vector<std::string> large_call_actions = default_large_call_actions();
 };
 
 // Everything a handler or mapper knows about the frame it is working on. One per frame: it owns

@@ -6,6 +6,7 @@
 
 #include "rpc/event_builder.hpp"
 #include "rpc/schema_set.hpp"
+#include "util/utf8.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -56,6 +57,17 @@ bool redact_tokens(const CallContext& ctx, json& node) {
     for (auto& child : node) changed = redact_tokens(ctx, child) || changed;
   }
   return changed;
+}
+
+// What the event log keeps of a refused frame: the text that may be stored (the redacted CALL,
+// else the text as received), cut to kMaxRawKept bytes, the prefix its Invalid event keeps too.
+// Keeping all of it would let a client turn each oversize frame it sends into as many bytes on
+// disk. Unset: store the text as received.
+std::optional<std::string> stored_refused(const std::optional<std::string>& redacted,
+                                          std::string_view text) {
+  const std::string_view kept = redacted ? std::string_view(*redacted) : text;
+  if (kept.size() <= kMaxRawKept) return redacted;
+  return std::string(util::utf8_prefix(kept, kMaxRawKept));
 }
 
 // A frame refused before or during handling: CALLERROR + Invalid event. A CALLERROR answers
@@ -122,8 +134,10 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
     ctx.action = clip(parsed.action.value_or(""));
     const bool answer =
         parsed.type != MessageType::CallResult && parsed.type != MessageType::CallError;
-    return refuse(ctx, invalid_event(ctx, text, parsed.error.description), ctx.message_id,
-                  parsed.error, answer);
+    InboundResult r = refuse(ctx, invalid_event(ctx, text, parsed.error.description),
+                             ctx.message_id, parsed.error, answer);
+    r.stored_frame = stored_refused(std::nullopt, text);
+    return r;
   }
   Frame& frame = *parsed.frame;
   ctx.message_id = frame.message_id;
@@ -138,11 +152,17 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   auto refuse_call = [&](const CallError& error) {
     InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
                              frame.message_id, error);
-    r.stored_frame = redacted;
+    r.stored_frame = stored_refused(redacted, text);
     return r;
   };
   const ActionSpec* spec = protocol.find(frame.action);
   if (!spec) return refuse_call({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
+  if (text.size() > ctx.policy.max_call_bytes &&
+      std::find(ctx.policy.large_call_actions.begin(), ctx.policy.large_call_actions.end(),
+                frame.action) == ctx.policy.large_call_actions.end())
+    return refuse_call({RpcError::GenericError,
+                        ctx.action + " of " + std::to_string(text.size()) + " bytes; at most " +
+                            std::to_string(ctx.policy.max_call_bytes) + " for this action"});
 
   if (const size_t bound = events_upper_bound(frame.payload);
       bound > ctx.policy.max_events_per_frame)
@@ -206,7 +226,7 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
 Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_view reason) {
   EventBuilder builder(ctx, std::string(raw));
   Event& e = builder.add(EventType::Invalid);
-  e.extra["raw"] = json(std::string(raw.substr(0, kMaxRawKept)));
+  e.extra["raw"] = json(std::string(util::utf8_prefix(raw, kMaxRawKept)));
   if (raw.size() > kMaxRawKept) e.extra["raw_truncated_from"] = raw.size();
   e.extra["reason"] = std::string(reason);
   auto events = std::move(builder).finish();

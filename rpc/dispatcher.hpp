@@ -21,7 +21,8 @@ struct InboundResult {
   std::optional<Frame> response;         // a CALLRESULT/CALLERROR from the charge point
   std::string error;                     // why the frame was refused (for the log), if it was
   // The frame as it may be stored: set when the text held id tokens, which are replaced by
-  // their HMAC (raw tokens are never stored). Unset: store the text as received.
+  // their HMAC (raw tokens are never stored), or when a refused frame is cut to its first
+  // 64 KiB. Unset: store the text as received.
   std::optional<std::string> stored_frame;
 };
 

@@ -133,7 +133,9 @@ class Gateway {
                       ? std::vector<const rpc::Protocol*>{&ocpp16::protocol(), &ocpp201::protocol()}
                       : std::vector<const rpc::Protocol*>{&ocpp16::protocol()},
                   router_.handler(),
-                  {}} {
+                  {},
+                  nullptr,
+                  nullptr} {
     add_health_sections(health_, services_);
     health_.add_routes(router_);
     beast::error_code ec;
