@@ -20,6 +20,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include "csms/sqlite_csms_state.hpp"
+#include "gateway/disk_guard.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
 #include "gateway/services.hpp"
@@ -157,6 +158,8 @@ class Gateway {
     for (auto& t : threads_) t.join();
   }
   uint16_t port() const { return listener_->port(); }
+  // Before the first connection.
+  void set_disk_guard(DiskGuard* disk) { services_.disk = disk; }
   ocppgw::testing::FakeCsmsState& state() { return state_; }
 
   MemorySink sink;
@@ -179,9 +182,15 @@ class Gateway {
 // A synchronous client: connect, send, receive, and the close code the server sent.
 class Client {
  public:
+  // receive_buffer_bytes > 0: a small socket receive buffer, for a peer that reads slowly.
   Client(uint16_t port, const std::string& target, const std::string& subprotocols,
-         const std::string& authorization = {})
+         const std::string& authorization = {}, int receive_buffer_bytes = 0)
       : ws_(ioc_) {
+    if (receive_buffer_bytes > 0) {
+      auto& socket = beast::get_lowest_layer(ws_).socket();
+      socket.open(net::ip::tcp::v4());
+      socket.set_option(net::socket_base::receive_buffer_size(receive_buffer_bytes));
+    }
     beast::get_lowest_layer(ws_).connect(
         net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
     ws_.set_option(websocket::stream_base::decorator(

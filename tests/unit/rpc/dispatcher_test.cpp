@@ -297,5 +297,39 @@ TEST_F(RpcDispatcher, HugeMessageIdIsNotEchoedInFull) {
   EXPECT_EQ(reply(r)[2], "FormationViolation");
 }
 
+TEST_F(RpcDispatcher, CallOverMaxCallBytesIsRefusedUnlessItsActionCarriesBulkData) {
+  policy.max_call_bytes = 1000;
+  const std::string data(2000, 'd');
+  // Authorize never needs 2 KB: GenericError, and the Invalid event records why.
+  EXPECT_EQ(reply(send(R"([2,"a-1","Authorize",{"idTag":"T"}])"))[0], 3);  // small: served
+  const auto big = send(R"([2,"a-2","StatusNotification",{"connectorId":1,"errorCode":"NoError",)"
+                        R"("status":"Available","info":")" +
+                        data.substr(0, 50) + R"(","vendorErrorCode":")" + data + R"("}])");
+  EXPECT_EQ(reply(big)[0], 4);
+  EXPECT_EQ(reply(big)[1], "a-2");
+  EXPECT_EQ(reply(big)[2], "GenericError");
+  ASSERT_EQ(big.events.size(), 1u);
+  EXPECT_EQ(big.events[0].event_type, EventType::Invalid);
+  EXPECT_EQ(big.events[0].error_code, "GenericError");
+  // DataTransfer carries bulk data by design: the same size passes.
+  const auto bulk = send(R"([2,"a-3","DataTransfer",{"vendorId":"V","data":")" + data + "\"}]");
+  EXPECT_EQ(reply(bulk)[0], 3);
+  policy.large_call_actions.clear();
+  EXPECT_EQ(reply(send(R"([2,"a-4","DataTransfer",{"vendorId":"V","data":")" + data + "\"}]"))[2],
+            "GenericError");
+}
+
+TEST_F(RpcDispatcher, RefusedFrameIsStoredCutTo64KiB) {
+  const std::string text = R"([2,"big","NoSuchAction",{"x":")" + std::string(300000, 'v') + "\"}]";
+  const auto r = send(text);
+  ASSERT_TRUE(r.stored_frame);
+  EXPECT_EQ(r.stored_frame->size(), 64u * 1024);
+  EXPECT_EQ(r.stored_frame->substr(0, 20), text.substr(0, 20));
+  const auto unparsed = send(text.substr(0, text.size() - 1));  // not JSON any more
+  ASSERT_TRUE(unparsed.stored_frame);
+  EXPECT_EQ(unparsed.stored_frame->size(), 64u * 1024);
+  EXPECT_FALSE(send(R"([2,"s","NoSuchAction",{}])").stored_frame);  // small: stored as sent
+}
+
 }  // namespace
 }  // namespace ocppgw::rpc
