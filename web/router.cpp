@@ -21,27 +21,140 @@ std::string_view target_path(std::string_view target) {
   return target.substr(0, target.find_first_of("?#"));
 }
 
-void Router::add(http::verb method, std::string path, HttpHandler handler) {
-  routes_[std::move(path)][method] = std::move(handler);
+namespace {
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> out;
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  while (true) {
+    const size_t slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+bool is_param(std::string_view segment) {
+  return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%') {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int hi = hex_value(text[i + 1]);
+      const int lo = hex_value(text[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> query_param(std::string_view target, std::string_view name) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::string_view query = target.substr(q + 1);
+  query = query.substr(0, query.find('#'));
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (auto key = percent_decode(pair.substr(0, eq), true); key && *key == name)
+      return eq == std::string_view::npos ? std::string()
+                                          : percent_decode(pair.substr(eq + 1), true);
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
+void Router::add(http::verb method, const std::string& pattern, RouteHandler handler) {
+  std::vector<std::string> segments;
+  for (auto s : split_path(pattern)) segments.emplace_back(s);
+  for (auto& route : routes_)
+    if (route.segments == segments) {
+      route.methods[method] = std::move(handler);
+      return;
+    }
+  routes_.push_back({std::move(segments), {{method, std::move(handler)}}});
+}
+
+void Router::add(http::verb method, const std::string& pattern, HttpHandler handler) {
+  add(method, pattern,
+      RouteHandler(
+          [h = std::move(handler)](HttpRequest&& request, const PathParams&, HttpRespond respond) {
+            h(std::move(request), std::move(respond));
+          }));
+}
+
+const Router::Route* Router::match(std::string_view path, PathParams* params) const {
+  const auto segments = split_path(path);
+  const Route* best = nullptr;
+  for (const auto& route : routes_) {
+    if (route.segments.size() != segments.size()) continue;
+    bool ok = true;
+    for (size_t i = 0; i < segments.size() && ok; ++i)
+      ok = is_param(route.segments[i]) ? !segments[i].empty() : route.segments[i] == segments[i];
+    if (!ok) continue;
+    // Of two matches, the one with a literal at the first place where they differ wins.
+    if (best) {
+      bool better = false;
+      for (size_t i = 0; i < segments.size(); ++i) {
+        const bool a = is_param(route.segments[i]), b = is_param(best->segments[i]);
+        if (a != b) {
+          better = !a;
+          break;
+        }
+      }
+      if (!better) continue;
+    }
+    best = &route;
+  }
+  if (!best) return nullptr;
+  params->clear();
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (!is_param(best->segments[i])) continue;
+    auto value = percent_decode(segments[i]);
+    if (!value) return nullptr;  // a malformed escape matches nothing
+    const auto& name = best->segments[i];
+    (*params)[name.substr(1, name.size() - 2)] = std::move(*value);
+  }
+  return best;
 }
 
 void Router::handle(HttpRequest&& request, HttpRespond respond) const {
-  const auto route = routes_.find(target_path(request.target()));
-  if (route == routes_.end())
-    return respond(text_response(request, http::status::not_found, "not found"));
+  PathParams params;
+  const Route* route = match(target_path(request.target()), &params);
+  if (!route) return respond(text_response(request, http::status::not_found, "not found"));
   const auto method = request.method() == http::verb::head ? http::verb::get : request.method();
-  const auto handler = route->second.find(method);
-  if (handler == route->second.end()) {
+  const auto handler = route->methods.find(method);
+  if (handler == route->methods.end()) {
     auto res = text_response(request, http::status::method_not_allowed, "method not allowed");
     std::string allow;
-    for (const auto& [verb, unused] : route->second) {
+    for (const auto& [verb, unused] : route->methods) {
       allow += (allow.empty() ? "" : ", ") + std::string(http::to_string(verb));
       if (verb == http::verb::get) allow += ", HEAD";
     }
     res.set(http::field::allow, allow);
     return respond(std::move(res));
   }
-  handler->second(std::move(request), std::move(respond));
+  handler->second(std::move(request), params, std::move(respond));
 }
 
 HttpHandler Router::handler() const {

@@ -1,11 +1,16 @@
 // web/router.hpp: maps (method, path) to a handler; the HTTP side of the gateway has one
-// Router, filled at start-up (health now; the REST API, page and /metrics add their routes the
-// same way) and read-only once the listeners run, so it needs no lock. A path that no route
-// knows is 404; a known path with another method is 405 with an Allow header; HEAD is served
-// by the GET route (Beast drops the body).
+// Router, filled at start-up (health, the REST API, the page, /metrics) and read-only once the
+// listeners run, so it needs no lock. A path is a pattern of segments, each literal or a
+// parameter in braces ("/api/v1/charge-points/{id}/calls/{action}"); a parameter matches one
+// non-empty segment and reaches the handler percent-decoded. A literal segment wins over a
+// parameter at the same place, so "/charge-points/count" can sit beside "/charge-points/{id}".
+// A path no route knows is 404; a known path with another method is 405 with an Allow header;
+// HEAD is served by the GET route (Beast drops the body).
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,20 +18,36 @@
 
 namespace ocppgw::web {
 
+// Parameter name -> decoded value, for one matched request.
+using PathParams = std::map<std::string, std::string, std::less<>>;
+using RouteHandler =
+    std::function<void(HttpRequest&& request, const PathParams& params, HttpRespond respond)>;
+
 class Router {
  public:
-  // Registers `handler` for an exact path (the query string is ignored when matching).
-  void add(http::verb method, std::string path, HttpHandler handler);
+  void add(http::verb method, const std::string& pattern, RouteHandler handler);
+  // For routes without parameters.
+  void add(http::verb method, const std::string& pattern, HttpHandler handler);
   // Answers through the matching route, or 404/405.
   void handle(HttpRequest&& request, HttpRespond respond) const;
   // A handler that forwards to this router; the router must outlive it.
   HttpHandler handler() const;
 
  private:
-  std::map<std::string, std::map<http::verb, HttpHandler>, std::less<>> routes_;
+  struct Route {
+    std::vector<std::string> segments;  // "{name}" for a parameter
+    std::map<http::verb, RouteHandler> methods;
+  };
+  // The best route for `path` (literals beat parameters, segment by segment), or nullptr.
+  const Route* match(std::string_view path, PathParams* params) const;
+  std::vector<Route> routes_;
 };
 
 // The path of a request target: everything before '?' or '#'.
 std::string_view target_path(std::string_view target);
+// The value of query parameter `name` (percent-decoded, '+' as space), or nullopt.
+std::optional<std::string> query_param(std::string_view target, std::string_view name);
+// %XX decoding; nullopt on a malformed escape.
+std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space = false);
 
 }  // namespace ocppgw::web

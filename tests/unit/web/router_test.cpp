@@ -1,5 +1,6 @@
-// tests/unit/web/router_test.cpp: routes match exact paths (query ignored), unknown paths are
-// 404, a known path with another method is 405 with Allow, and HEAD uses the GET route.
+// tests/unit/web/router_test.cpp: routes match paths (query ignored) with {parameters},
+// literals win over parameters, unknown paths are 404, a known path with another method is 405
+// with Allow, and HEAD uses the GET route; query and percent decoding.
 #include "web/router.hpp"
 
 #include <optional>
@@ -54,6 +55,47 @@ TEST(Router, UnknownPathIs404AndOtherMethodIs405WithAllow) {
 TEST(Router, HeadIsServedByTheGetRoute) {
   const Router router = make_router();
   EXPECT_EQ(route(router, request(http::verb::head, "/a")).result(), http::status::ok);
+}
+
+Router param_router() {
+  Router router;
+  auto echo = [](std::string name) {
+    return RouteHandler([name](HttpRequest&& req, const PathParams& params, HttpRespond respond) {
+      std::string body = name;
+      for (const auto& [k, v] : params) body += " " + k + "=" + v;
+      respond(text_response(req, http::status::ok, body));
+    });
+  };
+  router.add(http::verb::post, "/cp/{id}/calls/{action}", echo("call"));
+  router.add(http::verb::get, "/cp/{id}", echo("one"));
+  router.add(http::verb::get, "/cp/count", echo("count"));
+  return router;
+}
+
+TEST(Router, ParametersMatchOneSegmentAndArePercentDecoded) {
+  const Router router = param_router();
+  EXPECT_EQ(route(router, request(http::verb::post, "/cp/CP%2F1/calls/Reset?x=1")).body(),
+            "call action=Reset id=CP/1\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/CP-1")).body(), "one id=CP-1\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/a/b")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/%zz")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/x/calls/Reset")).result(),
+            http::status::method_not_allowed);
+}
+
+TEST(Router, LiteralSegmentWinsOverAParameter) {
+  const Router router = param_router();
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/count")).body(), "count\n");
+}
+
+TEST(Router, QueryParametersAreDecoded) {
+  EXPECT_EQ(query_param("/x?a=1&b=two+words&c=%41", "b"), "two words");
+  EXPECT_EQ(query_param("/x?a=1&b=2&c=%41", "c"), "A");
+  EXPECT_EQ(query_param("/x?a", "a"), "");
+  EXPECT_FALSE(query_param("/x?a=1", "b"));
+  EXPECT_FALSE(query_param("/x", "a"));
+  EXPECT_FALSE(percent_decode("%4"));
 }
 
 }  // namespace
