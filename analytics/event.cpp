@@ -21,14 +21,15 @@ namespace {
 using nlohmann::json;
 
 // Indexed by EventType; keep in enum order.
-constexpr std::array<std::string_view, 15> kEventTypeNames = {
+constexpr std::array<std::string_view, 16> kEventTypeNames = {
     "BootNotification",  "Heartbeat",        "StatusNotification",
     "Authorize",         "StartTransaction", "MeterValues",
     "StopTransaction",   "DataTransfer",     "FirmwareStatus",
     "DiagnosticsStatus", "NotifyReport",     "SecurityEvent",
     "Notification",      "Connection",       "Invalid",
+    "CsmsCall",
 };
-static_assert(kEventTypeNames.size() == static_cast<size_t>(EventType::Invalid) + 1);
+static_assert(kEventTypeNames.size() == static_cast<size_t>(EventType::CsmsCall) + 1);
 
 template <typename T>
 json opt(const std::optional<T>& v) {

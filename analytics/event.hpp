@@ -38,6 +38,7 @@ enum class EventType {
   Notification,
   Connection,
   Invalid,
+  CsmsCall,  // a call the central system sent to the charge point, with its outcome
 };
 
 std::string_view to_string(EventType t);

@@ -272,6 +272,7 @@ bool has_unknown_fields(const Event& e) {
     case EventType::NotifyReport:
     case EventType::SecurityEvent:
     case EventType::Notification:
+    case EventType::CsmsCall:
     case EventType::Invalid:
       return false;
     default:

@@ -210,6 +210,9 @@ void add_storage_options(std::vector<OptionSpec>& s) {
 // The heartbeat interval handed out at boot, and how strictly frames are checked, globally and
 // per charge point.
 void add_protocol_options(std::vector<OptionSpec>& s) {
+  s.push_back(number_opt("csms_call_timeout",
+                         "Seconds a CSMS->charge point call (REST API) waits for its answer",
+                         &Config::csms_call_timeout_s, 1, 3600));
   s.push_back(number_opt("heartbeat_interval", "Heartbeat interval (s) sent in BootNotification",
                          &Config::heartbeat_interval_s, 1, 86400));
   s.push_back({"validation_mode",
@@ -324,6 +327,10 @@ void add_limit_options(std::vector<OptionSpec>& s) {
                          "Replies and calls queued for one connection that does not read them; "
                          "beyond this the connection is closed",
                          &Limits::max_outbound_bytes, size_t{64 * 1024}, size_t{1} << 40));
+  s.push_back(number_opt("max_queued_calls",
+                         "CSMS->charge point calls waiting behind the outstanding one, per "
+                         "connection; more are refused (HTTP 429)",
+                         &Limits::max_queued_calls, size_t{1}, size_t{1} << 16));
   s.push_back(number_opt("max_connections",
                          "Connections served at once over all listeners; 0: the open-file limit "
                          "minus a reserve for the gateway's own files",

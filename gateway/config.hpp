@@ -34,6 +34,7 @@ struct Limits {
   std::vector<std::string> large_call_actions = rpc::default_large_call_actions();
   double max_bytes_per_s = 256 * 1024;          // per connection read budget; 0: unlimited
   size_t max_outbound_bytes = 4 * 1024 * 1024;  // queued replies and calls; over: close
+  size_t max_queued_calls = 16;                 // CSMS->charge point calls waiting per connection
   int max_connections = 0;  // all listeners together; 0: from the open-file limit
   uint64_t min_free_disk_bytes = 512ull * 1024 * 1024;  // data folder floor; 0: unchecked
   int handshake_timeout_s = 10;             // HTTP upgrade request and WebSocket handshake
@@ -71,6 +72,7 @@ struct Config {
   // (e.g. "security.protocol" = "SASL_SSL", "sasl.password" = "env:EVENTHUB_KEY").
   std::map<std::string, std::string> kafka_settings;
   int heartbeat_interval_s = 300;
+  int csms_call_timeout_s = 30;  // a CSMS->charge point call unanswered this long: HTTP 504
   rpc::ValidationMode validation_mode = rpc::ValidationMode::Strict;
   std::string unknown_charge_points = "Accepted";  // Accepted | Pending | Rejected
   std::string unknown_tokens = "Invalid";          // Accepted | Invalid

@@ -48,6 +48,16 @@ std::string_view to_string(CallOutcome::Kind kind);
 
 using CallCallback = std::function<void(CallOutcome)>;
 
+// A CSMS->charge point call as asked for (REST API, tests). NotSent outcomes carry one of these
+// error codes: NotConnected, UnknownAction (the version has no such CSMS->CP action),
+// InvalidRequest (the payload breaks the action's schema; `violations` says where), QueueFull.
+struct CallRequest {
+  std::string action;
+  nlohmann::json payload;
+  std::chrono::milliseconds timeout{30000};
+  std::string requested_by;  // who asked (operator name), for the CsmsCall event
+};
+
 class PendingCalls {
  public:
   PendingCalls(boost::asio::any_io_executor executor, const rpc::Protocol& protocol);

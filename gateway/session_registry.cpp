@@ -28,8 +28,7 @@ std::shared_ptr<WsSession> SessionRegistry::find(std::string_view charge_point_i
   return it == sessions_.end() ? nullptr : it->second.lock();
 }
 
-void SessionRegistry::call(std::string_view charge_point_id, std::string action,
-                           nlohmann::json payload, std::chrono::milliseconds timeout,
+void SessionRegistry::call(std::string_view charge_point_id, CallRequest request,
                            CallCallback callback) {
   auto session = find(charge_point_id);
   if (!session) {
@@ -40,7 +39,7 @@ void SessionRegistry::call(std::string_view charge_point_id, std::string action,
     callback(std::move(out));
     return;
   }
-  session->call(std::move(action), std::move(payload), timeout, std::move(callback));
+  session->call(std::move(request), std::move(callback));
 }
 
 std::vector<SessionInfo> SessionRegistry::list() const {

@@ -43,8 +43,12 @@ class SessionRegistry {
 
   // Sends a CALL to the charge point; `callback` runs on that session's strand exactly once
   // (NotSent at once, on the caller's thread, when the charge point is not connected).
+  void call(std::string_view charge_point_id, CallRequest request, CallCallback callback);
   void call(std::string_view charge_point_id, std::string action, nlohmann::json payload,
-            std::chrono::milliseconds timeout, CallCallback callback);
+            std::chrono::milliseconds timeout, CallCallback callback) {
+    call(charge_point_id, CallRequest{std::move(action), std::move(payload), timeout, {}},
+         std::move(callback));
+  }
 
   std::vector<SessionInfo> list() const;
   std::vector<std::shared_ptr<WsSession>> sessions() const;

@@ -381,35 +381,97 @@ void WsSession::on_write(beast::error_code ec, size_t) {
   maybe_finish_close();
 }
 
-void WsSession::call(std::string action, nlohmann::json payload, std::chrono::milliseconds timeout,
-                     CallCallback callback) {
-  net::post(ws_.get_executor(), [self = shared_from_this(), action = std::move(action),
-                                 payload = std::move(payload), timeout,
+void WsSession::call(CallRequest request, CallCallback callback) {
+  net::post(ws_.get_executor(), [self = shared_from_this(), request = std::move(request),
                                  callback = std::move(callback)]() mutable {
     CallOutcome refused;
     refused.kind = CallOutcome::Kind::NotSent;
+    const std::string version(rpc::to_string(self->protocol_.version));
     if (self->draining_ || self->finished_) {
       refused.error_code = "NotConnected";
       refused.error_description = "connection is closing";
-      return callback(std::move(refused));
-    }
-    const std::string schema = action + std::string(self->protocol_.request_suffix);
-    if (!self->protocol_.schemas.has(schema)) {
+    } else if (!self->protocol_.is_csms_call(request.action)) {
       refused.error_code = "UnknownAction";
-      refused.error_description = "OCPP " + std::string(rpc::to_string(self->protocol_.version)) +
-                                  " has no action " + action;
-      return callback(std::move(refused));
-    }
-    if (auto check = self->protocol_.schemas.validate(schema, payload); !check.ok) {
+      refused.error_description =
+          "OCPP " + version + " has no CSMS->charge point action '" + request.action + "'";
+    } else if (auto check = self->protocol_.schemas.validate(
+                   request.action + std::string(self->protocol_.request_suffix), request.payload);
+               !check.ok) {
       refused.error_code = "InvalidRequest";
       refused.error_description = check.summary();
       refused.violations = std::move(check.violations);
-      return callback(std::move(refused));
+    } else if (self->call_queue_.size() >= self->services_.config.limits.max_queued_calls) {
+      refused.error_code = "QueueFull";
+      refused.error_description =
+          std::to_string(self->call_queue_.size()) + " calls already wait for this charge point";
+    } else {
+      self->call_queue_.push_back({std::move(request), std::move(callback)});
+      self->send_next_call();
+      return;
     }
-    const std::string id = self->pending_.add(action, timeout, std::move(callback));
-    log::debug("csms_call", self->charge_point_id_, {{"action", action}, {"message_id", id}});
-    self->send(rpc::serialize_call(id, action, payload));
+    callback(std::move(refused));
   });
+}
+
+void WsSession::send_next_call() {
+  if (pending_.size() > 0 || call_queue_.empty()) return;
+  if (draining_ || finished_) {
+    // Never sent: they end as the connection did.
+    auto queue = std::move(call_queue_);
+    call_queue_.clear();
+    for (auto& q : queue) {
+      CallOutcome out;
+      out.kind = CallOutcome::Kind::Disconnected;
+      out.error_description = end_reason_.empty() ? "connection closed" : end_reason_;
+      record_call(q.request, out, util::now_ms());
+      q.callback(std::move(out));
+    }
+    return;
+  }
+  QueuedCall next = std::move(call_queue_.front());
+  call_queue_.pop_front();
+  const int64_t started = util::now_ms();
+  const std::string action = next.request.action;
+  auto done = [self = shared_from_this(), request = next.request,
+               callback = std::move(next.callback), started](CallOutcome outcome) {
+    self->record_call(request, outcome, started);
+    callback(std::move(outcome));
+    self->send_next_call();
+  };
+  const std::string id = pending_.add(action, next.request.timeout, std::move(done));
+  log::debug("csms_call", charge_point_id_, {{"action", action}, {"message_id", id}});
+  send(rpc::serialize_call(id, action, next.request.payload));
+}
+
+void WsSession::record_call(const CallRequest& request, const CallOutcome& outcome,
+                            int64_t started_ms) {
+  const int64_t now = util::now_ms();
+  auto ctx = context(now);
+  ctx.action = request.action;
+  ctx.message_id = outcome.message_id;
+  nlohmann::json details = {{"requested_by", request.requested_by},
+                            {"request", request.payload},
+                            {"outcome", std::string(to_string(outcome.kind))},
+                            {"duration_ms", now - started_ms}};
+  if (outcome.kind == CallOutcome::Kind::Result) {
+    details["response"] = outcome.payload;
+    if (!outcome.violations.empty()) {
+      nlohmann::json v = nlohmann::json::array();
+      for (const auto& x : outcome.violations)
+        v.push_back({{"path", x.path}, {"message", x.message}});
+      details["response_violations"] = std::move(v);
+    }
+  } else {
+    details["error"] = {{"code", outcome.error_code},
+                        {"description", outcome.error_description},
+                        {"details", outcome.error_details}};
+  }
+  csms::SinkEntry entry;
+  entry.charge_point_id = charge_point_id_;
+  entry.received_ms = now;
+  entry.events.push_back(rpc::csms_call_event(ctx, details));
+  entry.on_durable = [](bool) {};
+  services_.sink.submit(std::move(entry));
 }
 
 void WsSession::close_async(websocket::close_code code, std::string reason) {
@@ -449,6 +511,7 @@ void WsSession::finish(std::string reason) {
   if (disk_paused_) services_.disk->pause_ended();
   disk_paused_ = false;
   pending_.fail_all(CallOutcome::Kind::Disconnected, reason);
+  send_next_call();  // finished: the queued calls end as Disconnected
   beast::error_code ignored;
   ws_.tcp().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
   ws_.tcp().socket().close(ignored);

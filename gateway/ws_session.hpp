@@ -38,9 +38,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // Accepts the upgrade request (answering with the negotiated subprotocol) and starts reading.
   void run(HttpRequest request);
 
-  // CSMS->charge point call; see PendingCalls. Thread-safe.
-  void call(std::string action, nlohmann::json payload, std::chrono::milliseconds timeout,
-            CallCallback callback);
+  // CSMS->charge point call; see PendingCalls. OCPP-J allows one outstanding CALL per
+  // direction, so calls wait in a queue (max_queued_calls; beyond it: NotSent QueueFull) and go
+  // out one at a time, in order. Each call that was queued ends in a CsmsCall event. Thread-safe.
+  void call(CallRequest request, CallCallback callback);
   // Stops reading, lets frames already read finish (their replies go out), then closes with
   // `code`. Thread-safe.
   void close_async(boost::beast::websocket::close_code code, std::string reason);
@@ -77,6 +78,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void wait_then_read(std::chrono::steady_clock::duration delay);
   double recent_bytes_per_s(std::chrono::steady_clock::time_point now) const;
   void close_for_overflow();
+  struct QueuedCall {
+    CallRequest request;
+    CallCallback callback;
+  };
+  void send_next_call();
+  void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms);
   rpc::CallContext context(int64_t now_ms);
 
   WsStream ws_;  // plain or TLS (see tls_stream.hpp)
@@ -108,6 +115,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   size_t queued_bytes_ = 0;  // in write_queue_
 
   PendingCalls pending_;
+  std::deque<QueuedCall> call_queue_;  // waiting for the outstanding call to end
 
   bool accepted_ = false;
   bool draining_ = false;  // close requested: read no more, close once replies are out

@@ -29,11 +29,40 @@ constexpr std::array<rpc::ActionSpec, 10> kActions = {{
     {"StopTransaction", handle_stop_transaction, map_stop_transaction},
 }};
 
+// Core, firmware management, local auth list, reservation, remote trigger, smart charging, and
+// the security extension (whitepaper "Improved security for OCPP 1.6-J").
+constexpr std::string_view kCsmsCalls[] = {"CancelReservation",
+                                           "CertificateSigned",
+                                           "ChangeAvailability",
+                                           "ChangeConfiguration",
+                                           "ClearCache",
+                                           "ClearChargingProfile",
+                                           "DataTransfer",
+                                           "DeleteCertificate",
+                                           "ExtendedTriggerMessage",
+                                           "GetCompositeSchedule",
+                                           "GetConfiguration",
+                                           "GetDiagnostics",
+                                           "GetInstalledCertificateIds",
+                                           "GetLocalListVersion",
+                                           "GetLog",
+                                           "InstallCertificate",
+                                           "RemoteStartTransaction",
+                                           "RemoteStopTransaction",
+                                           "ReserveNow",
+                                           "Reset",
+                                           "SendLocalList",
+                                           "SetChargingProfile",
+                                           "SignedUpdateFirmware",
+                                           "TriggerMessage",
+                                           "UnlockConnector",
+                                           "UpdateFirmware"};
+
 }  // namespace
 
 const rpc::Protocol& protocol() {
   static const rpc::SchemaSet schemas(rpc::OcppVersion::v16, ocpp16_schema_sources());
-  static const rpc::Protocol p{rpc::OcppVersion::v16, schemas, "", kActions};
+  static const rpc::Protocol p{rpc::OcppVersion::v16, schemas, "", kActions, kCsmsCalls};
   return p;
 }
 

@@ -51,11 +51,54 @@ constexpr rpc::ActionSpec kActions[] = {
     {"GetCertificateStatus", &fixed_answer, kNotification},
 };
 
+// Every CSMS->charge point message of OCPP 2.0.1 (part 2, the "CSMS -> Charging Station"
+// messages of each functional block).
+constexpr std::string_view kCsmsCalls[] = {"CancelReservation",
+                                           "CertificateSigned",
+                                           "ChangeAvailability",
+                                           "ClearCache",
+                                           "ClearChargingProfile",
+                                           "ClearDisplayMessage",
+                                           "ClearVariableMonitoring",
+                                           "CostUpdated",
+                                           "CustomerInformation",
+                                           "DataTransfer",
+                                           "DeleteCertificate",
+                                           "GetBaseReport",
+                                           "GetChargingProfiles",
+                                           "GetCompositeSchedule",
+                                           "GetDisplayMessages",
+                                           "GetInstalledCertificateIds",
+                                           "GetLocalListVersion",
+                                           "GetLog",
+                                           "GetMonitoringReport",
+                                           "GetReport",
+                                           "GetTransactionStatus",
+                                           "GetVariables",
+                                           "InstallCertificate",
+                                           "PublishFirmware",
+                                           "RequestStartTransaction",
+                                           "RequestStopTransaction",
+                                           "ReserveNow",
+                                           "Reset",
+                                           "SendLocalList",
+                                           "SetChargingProfile",
+                                           "SetDisplayMessage",
+                                           "SetMonitoringBase",
+                                           "SetMonitoringLevel",
+                                           "SetNetworkProfile",
+                                           "SetVariableMonitoring",
+                                           "SetVariables",
+                                           "TriggerMessage",
+                                           "UnlockConnector",
+                                           "UnpublishFirmware",
+                                           "UpdateFirmware"};
+
 }  // namespace
 
 const rpc::Protocol& protocol() {
   static const rpc::SchemaSet schemas(rpc::OcppVersion::v201, ocpp201_schema_sources());
-  static const rpc::Protocol p{rpc::OcppVersion::v201, schemas, "Request", kActions};
+  static const rpc::Protocol p{rpc::OcppVersion::v201, schemas, "Request", kActions, kCsmsCalls};
   return p;
 }
 

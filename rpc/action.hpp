@@ -91,15 +91,18 @@ struct ActionSpec {
   MapFn to_events;
 };
 
-// One OCPP version: its schemas (names "<Action><request_suffix>" and "<Action>Response") and
-// its action table.
+// One OCPP version: its schemas (names "<Action><request_suffix>" and "<Action>Response"), its
+// table of charge point->CSMS actions and the list of CSMS->charge point actions.
 struct Protocol {
   OcppVersion version;
   const SchemaSet& schemas;
   std::string_view request_suffix;  // "" for 1.6, "Request" for 2.0.1
   std::span<const ActionSpec> actions;
+  // The actions the central system may send to a charge point (CSMS->CP direction).
+  std::span<const std::string_view> csms_calls;
 
   const ActionSpec* find(std::string_view action) const;
+  bool is_csms_call(std::string_view action) const;
 };
 
 }  // namespace ocppgw::rpc

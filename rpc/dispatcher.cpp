@@ -126,6 +126,10 @@ const ActionSpec* Protocol::find(std::string_view action) const {
   return nullptr;
 }
 
+bool Protocol::is_csms_call(std::string_view action) const {
+  return std::find(csms_calls.begin(), csms_calls.end(), action) != csms_calls.end();
+}
+
 InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std::string_view text) {
   CallContext ctx = caller;
   ParseResult parsed = parse_frame(text);
@@ -239,6 +243,15 @@ Event connection_event(const CallContext& ctx, std::string_view state, const jso
   Event& e = builder.add(EventType::Connection);
   e.extra = details.is_object() ? details : json::object();
   e.extra["state"] = std::string(state);
+  auto events = std::move(builder).finish();
+  return std::move(events.front());
+}
+
+Event csms_call_event(const CallContext& ctx, const json& details) {
+  const std::string bytes = "csms_call:" + ctx.message_id + ":" + std::to_string(ctx.ingest_ts_ms);
+  EventBuilder builder(ctx, bytes);
+  Event& e = builder.add(EventType::CsmsCall);
+  e.extra = details.is_object() ? details : json::object();
   auto events = std::move(builder).finish();
   return std::move(events.front());
 }

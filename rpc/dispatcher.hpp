@@ -40,4 +40,8 @@ analytics::Event invalid_event(const CallContext& ctx, std::string_view raw,
 analytics::Event connection_event(const CallContext& ctx, std::string_view state,
                                   const nlohmann::json& details);
 
+// A CsmsCall event: a call the gateway sent (ctx.action, ctx.message_id) and how it ended
+// (`details` becomes extra; see docs/event_contract.md).
+analytics::Event csms_call_event(const CallContext& ctx, const nlohmann::json& details);
+
 }  // namespace ocppgw::rpc

@@ -128,5 +128,76 @@ TEST(PendingCalls, ResultForAnUnknownIdBecomesAnInvalidEvent) {
   EXPECT_NE(std::string(invalid[0].extra["reason"]).find("unknown message id"), std::string::npos);
 }
 
+TEST(PendingCalls, ConcurrentCallsGoOutOneAtATimeInOrder) {
+  Gateway gw;
+  Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+  wait_registered(gw, "CP1");
+  Waiter w[5];
+  for (int i = 0; i < 5; ++i)
+    gw.registry.call("CP1",
+                     CallRequest{"DataTransfer",
+                                 {{"vendorId", "V"}, {"data", std::to_string(i)}},
+                                 std::chrono::seconds(5),
+                                 "alice"},
+                     w[i].callback());
+  for (int i = 0; i < 5; ++i) {
+    const json sent = cp.receive_json();
+    EXPECT_EQ(sent[3]["data"], std::to_string(i));  // the next is sent only after this answer
+    cp.send(json::array({3, sent[1], {{"status", "Accepted"}}}).dump());
+  }
+  for (auto& x : w) EXPECT_TRUE(x.get().ok());
+  ASSERT_TRUE(gw.sink.wait_entries(6));
+  for (int i = 0; i < 200 && gw.sink.events_of_type(analytics::EventType::CsmsCall).size() < 5; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto calls = gw.sink.events_of_type(analytics::EventType::CsmsCall);
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_EQ(calls[0].ocpp_action, "DataTransfer");
+  EXPECT_EQ(calls[0].extra["requested_by"], "alice");
+  EXPECT_EQ(calls[0].extra["outcome"], "result");
+  EXPECT_EQ(calls[0].extra["response"]["status"], "Accepted");
+  EXPECT_EQ(calls[0].extra["request"]["data"], "0");
+}
+
+TEST(PendingCalls, QueueBeyondItsBoundIsRefusedAndDisconnectEndsTheQueuedCalls) {
+  Config config = test_config();
+  config.limits.max_queued_calls = 2;
+  Gateway gw(config);
+  Waiter w[4];
+  {
+    Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+    wait_registered(gw, "CP1");
+    for (auto& x : w)
+      gw.registry.call("CP1", "ClearCache", json::object(), std::chrono::seconds(30), x.callback());
+    EXPECT_EQ(cp.receive_json()[2], "ClearCache");
+    const CallOutcome full = w[3].get();  // one outstanding + two queued: the fourth is refused
+    EXPECT_EQ(full.kind, Kind::NotSent);
+    EXPECT_EQ(full.error_code, "QueueFull");
+    cp.close();
+  }
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(w[i].get().kind, Kind::Disconnected);
+}
+
+TEST(PendingCalls, ChargePointToCsmsActionsCannotBeSent) {
+  Gateway gw;
+  Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+  wait_registered(gw, "CP1");
+  Waiter w;
+  gw.registry.call("CP1", "Heartbeat", json::object(), std::chrono::seconds(1), w.callback());
+  const CallOutcome out = w.get();
+  EXPECT_EQ(out.kind, Kind::NotSent);
+  EXPECT_EQ(out.error_code, "UnknownAction");
+}
+
+// Every listed CSMS->charge point action has its request and response schema (no typos).
+TEST(PendingCalls, EveryCsmsCallHasItsSchemas) {
+  for (const rpc::Protocol* p : {&ocpp16::protocol(), &ocpp201::protocol()}) {
+    EXPECT_GE(p->csms_calls.size(), 26u);
+    for (std::string_view action : p->csms_calls) {
+      EXPECT_TRUE(p->schemas.has(std::string(action) + std::string(p->request_suffix))) << action;
+      EXPECT_TRUE(p->schemas.has(std::string(action) + "Response")) << action;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ocppgw::gateway::testing
