@@ -14,6 +14,7 @@
 #include "gateway/auth.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
+#include "gateway/operator_directory.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
 #include "kafka/publisher.hpp"
@@ -143,6 +144,8 @@ void App::add_component(std::unique_ptr<Component> component) {
   components_.push_back(std::move(component));
 }
 
+web::ApiAuth& App::api_auth() { return *operator_api_->auth; }
+
 uint16_t App::port() const { return listener_ ? listener_->port() : 0; }
 uint16_t App::tls_port() const { return tls_listener_ ? tls_listener_->port() : 0; }
 
@@ -200,6 +203,8 @@ Status App::start() {
   start_guards();
   add_health_sections(health_, *services_);
   health_.add_routes(router_);
+  operator_api_ = start_operator_api(config_, router_, &status);
+  if (!operator_api_) return status;
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -348,6 +353,7 @@ int App::wait() {
   for (auto& t : threads_) t.join();
   threads_.clear();
   if (authenticator_) authenticator_->stop();  // no session can ask it anything any more
+  if (operator_api_) operator_api_->auth->stop();
   const bool healthy = !sink_ || sink_->healthy();
   log::info("shutdown", "", {{"phase", "done"}, {"sink_healthy", healthy ? "true" : "false"}});
   spdlog::default_logger()->flush();
