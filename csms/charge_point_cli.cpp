@@ -1,10 +1,6 @@
 // csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp).
 #include "csms/charge_point_cli.hpp"
 
-#include <termios.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -12,6 +8,7 @@
 #include <openssl/crypto.h>
 
 #include "csms/charge_point_id.hpp"
+#include "csms/password_input.hpp"
 #include "csms/passwords.hpp"
 #include "storage/charge_point_credentials.hpp"
 #include "storage/gateway_db.hpp"
@@ -42,27 +39,6 @@ void check_id(const std::string& id, const std::string& command) {
   if (auto e = charge_point_id_error(id); !e.empty()) fail("charge-points " + command + ": " + e);
 }
 
-// One line from `in`; with a terminal on stdin, prompted on stderr with echo off.
-std::string read_password(std::istream& in, bool from_stdin) {
-  const bool tty = from_stdin && ::isatty(STDIN_FILENO);
-  termios saved{};
-  if (tty) {
-    std::cerr << "password: " << std::flush;
-    ::tcgetattr(STDIN_FILENO, &saved);
-    termios quiet = saved;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
-  }
-  std::string line;
-  std::getline(in, line);
-  if (tty) {
-    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-    std::cerr << '\n';
-  }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
-}
-
 }  // namespace
 
 CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliEnv()> env,
@@ -83,14 +59,10 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
                   "Name of an environment variable holding the password");
   set->callback([env, args, &os, &is, from_stdin] {
     check_id(args->id, "set-password");
-    std::string password;
-    if (!args->password_env.empty()) {
-      const char* v = std::getenv(args->password_env.c_str());
-      if (!v) fail("charge-points set-password: $" + args->password_env + " is not set");
-      password = v;
-    } else {
-      password = read_password(is, from_stdin);
-    }
+    std::string error;
+    auto read = read_password(args->password_env, is, from_stdin, &error);
+    if (!read) fail("charge-points set-password: " + error);
+    std::string password = std::move(*read);
     if (auto e = password_error(password); !e.empty()) fail("charge-points set-password: " + e);
     auto credential =
         make_credential(args->id, password, kDefaultPasswordIterations, util::now_ms());

@@ -39,29 +39,38 @@ std::string password_error(std::string_view password) {
   return {};
 }
 
-std::optional<storage::ChargePointCredential> make_credential(std::string charge_point_id,
-                                                              std::string_view password,
-                                                              int iterations, int64_t updated_ms) {
+std::optional<PasswordHash> hash_password(std::string_view password, int iterations) {
   unsigned char salt[kSaltBytes];
   if (RAND_bytes(salt, sizeof salt) != 1) return std::nullopt;
   const std::string salt_bytes(reinterpret_cast<const char*>(salt), sizeof salt);
   auto key = pbkdf2(password, salt_bytes, iterations);
   if (!key) return std::nullopt;
-  return storage::ChargePointCredential{std::move(charge_point_id),
-                                        std::string(kPasswordAlgorithm),
-                                        iterations,
-                                        util::to_hex(salt, sizeof salt),
-                                        util::to_hex(*key),
-                                        updated_ms};
+  return PasswordHash{std::string(kPasswordAlgorithm), iterations, util::to_hex(salt, sizeof salt),
+                      util::to_hex(*key)};
+}
+
+bool verify_password(const PasswordHash& h, std::string_view password) {
+  if (h.algorithm != kPasswordAlgorithm) return false;
+  const auto salt = util::from_hex(h.salt_hex);
+  const auto expected = util::from_hex(h.derived_key_hex);
+  if (!salt || !expected || expected->size() != kKeyBytes) return false;
+  const auto actual = pbkdf2(password, *salt, h.iterations);
+  return actual && CRYPTO_memcmp(actual->data(), expected->data(), kKeyBytes) == 0;
+}
+
+std::optional<storage::ChargePointCredential> make_credential(std::string charge_point_id,
+                                                              std::string_view password,
+                                                              int iterations, int64_t updated_ms) {
+  auto h = hash_password(password, iterations);
+  if (!h) return std::nullopt;
+  return storage::ChargePointCredential{
+      std::move(charge_point_id), std::move(h->algorithm),       h->iterations,
+      std::move(h->salt_hex),     std::move(h->derived_key_hex), updated_ms};
 }
 
 bool verify_password(const storage::ChargePointCredential& c, std::string_view password) {
-  if (c.algorithm != kPasswordAlgorithm) return false;
-  const auto salt = util::from_hex(c.salt_hex);
-  const auto expected = util::from_hex(c.derived_key_hex);
-  if (!salt || !expected || expected->size() != kKeyBytes) return false;
-  const auto actual = pbkdf2(password, *salt, c.iterations);
-  return actual && CRYPTO_memcmp(actual->data(), expected->data(), kKeyBytes) == 0;
+  return verify_password(PasswordHash{c.algorithm, c.iterations, c.salt_hex, c.derived_key_hex},
+                         password);
 }
 
 }  // namespace ocppgw::csms

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -12,8 +13,10 @@
 #include "analytics/live_pipeline.hpp"
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
+#include "gateway/operator_directory.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
 #include "kafka/publisher.hpp"
@@ -143,6 +146,8 @@ void App::add_component(std::unique_ptr<Component> component) {
   components_.push_back(std::move(component));
 }
 
+web::ApiAuth& App::api_auth() { return *operator_api_->auth; }
+
 uint16_t App::port() const { return listener_ ? listener_->port() : 0; }
 uint16_t App::tls_port() const { return tls_listener_ ? tls_listener_->port() : 0; }
 
@@ -200,6 +205,9 @@ Status App::start() {
   start_guards();
   add_health_sections(health_, *services_);
   health_.add_routes(router_);
+  operator_api_ = start_operator_api(config_, router_, &status);
+  if (!operator_api_) return status;
+  add_command_routes();
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -247,7 +255,36 @@ Status App::start() {
   return {};
 }
 
+// POST /api/v1/charge-points/{id}/calls/{action}: operators only, every call audited.
+void App::add_command_routes() {
+  commands_ = std::make_unique<SessionCommands>(registry_,
+                                                std::chrono::seconds(config_.csms_call_timeout_s));
+  web::ApiAuth& auth = api_auth();
+  web::add_command_routes(
+      router_, *commands_,
+      [&auth](const web::HttpRequest& request, const web::HttpRespond& respond) {
+        return auth.require(request, web::Role::Operator, respond);
+      },
+      [&auth](const web::Principal& who, const std::string& charge_point_id,
+              const std::string& action, const web::CommandOutcome& outcome,
+              std::function<void()> then) {
+        const std::string result(web::outcome_name(outcome.kind));
+        auth.audit(who, "call." + action, charge_point_id, {{"result", result}},
+                   outcome.kind == web::CommandOutcome::Kind::Result ? "ok" : result,
+                   std::move(then));
+      });
+}
+
 void App::start_guards() {
+  // One thread at a lower priority than the I/O threads for large frames (WsSession): under
+  // contention the scheduler favours the connections that send ordinary frames.
+  bulk_ = std::make_unique<net::thread_pool>(1);
+  net::post(*bulk_, [] {
+    if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 5) != 0)
+      log::warn("bulk_priority", "", {{"error", "could not lower the bulk thread's priority"}});
+  });
+  services_->bulk = bulk_.get();
+
   const int max = max_connections(config_.limits, raise_open_file_limit());
   services_->connections =
       std::make_shared<ConnectionLimiter>(max, config_.limits.max_connections_per_address);
@@ -347,7 +384,9 @@ int App::wait() {
   ioc_.stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  if (bulk_) bulk_->join();  // what it still runs posts to the stopped I/O context: dropped
   if (authenticator_) authenticator_->stop();  // no session can ask it anything any more
+  if (operator_api_) operator_api_->auth->stop();
   const bool healthy = !sink_ || sink_->healthy();
   log::info("shutdown", "", {{"phase", "done"}, {"sink_healthy", healthy ? "true" : "false"}});
   spdlog::default_logger()->flush();

@@ -25,14 +25,20 @@
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
 #include "util/status.hpp"
+#include "web/csms_commands.hpp"
 #include "web/health.hpp"
 #include "web/router.hpp"
+
+namespace ocppgw::web {
+class ApiAuth;
+}
 
 namespace ocppgw::gateway {
 
 class App;
 class BasicAuthenticator;
 class Listener;
+struct OperatorApi;
 
 // Something that lives as long as the serving process. start() runs after the sink exists and
 // before the listener accepts (register commit listeners, /health sections and routes there);
@@ -70,12 +76,16 @@ class App {
   // Where components add /health sections and HTTP routes (before the listeners start).
   web::Health& health() { return health_; }
   web::Router& router() { return router_; }
+  // Authentication of REST API routes: a route calls api_auth().require(request, role, respond)
+  // first (web/api_auth.hpp). Available from start() on, before the components start.
+  web::ApiAuth& api_auth();
 
  private:
   // Part of start(): the plain and the TLS listener as configured.
   util::Status start_listeners();
   // Part of start(): the open-file limit, the connection limiter and the disk guard.
   void start_guards();
+  void add_command_routes();
   void poll_disk();
 
   Config config_;
@@ -88,9 +98,12 @@ class App {
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
+  std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
+  std::unique_ptr<web::CsmsCommands> commands_;  // behind the API's calls route
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;
+  std::unique_ptr<OperatorApi> operator_api_;          // operators, sessions, audit log; ApiAuth
   std::unique_ptr<BasicAuthenticator> authenticator_;  // when a listener requires HTTP Basic
   std::shared_ptr<Listener> listener_;                 // plain ws
   std::shared_ptr<Listener> tls_listener_;             // wss

@@ -295,6 +295,9 @@ void add_identity_options(std::vector<OptionSpec>& s) {
                          "HMAC key for id token hashes; empty: a random one is generated and kept "
                          "in <data_dir>/id_token_secret (prefer the environment over the file)",
                          &Config::id_token_secret));
+  s.push_back(number_opt("api_session_ttl",
+                         "Seconds a REST API login (bearer token, session cookie) stays valid",
+                         &Config::api_session_ttl_s, 60, 30 * 86400));
 }
 
 // Threads and per-connection limits that protect the gateway from one noisy peer.

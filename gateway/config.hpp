@@ -80,6 +80,7 @@ struct Config {
   int node_stride = 1;
   std::string id_token_secret;  // empty: generated once and kept in <data_dir>/id_token_secret
   int threads = 0;              // 0: one per core
+  int api_session_ttl_s = 12 * 3600;  // REST API login sessions (bearer token and cookie)
   std::vector<rpc::OcppVersion> subprotocols = {rpc::OcppVersion::v201, rpc::OcppVersion::v16};
   std::map<std::string, ChargePointOverride, std::less<>> charge_points;
   Limits limits;

@@ -44,7 +44,7 @@ void DiskGuard::poll() {
       threshold_.store(kFirstThreshold);
     else if (last_free_ && *free < *last_free_)
       threshold_.store(threshold_.load() / 2);
-    if (threshold_.load() < kLowestThreshold) threshold_.store(0);
+    if (threshold_.load() < kLowestThreshold) threshold_.store(kLowestThreshold);
   }
   last_free_ = free;
   state_.store(now);

@@ -6,8 +6,10 @@
 // paused. Below it ("low") a connection may read a new frame only while its recent write rate
 // is under a threshold that starts at kFirstThreshold (far above what a charge point sends in
 // normal operation) and halves at every poll in which the free space still went down, so the
-// heaviest writers stop first and lighter ones only if that was not enough. Below half the floor
-// ("critical") nobody reads. Paused connections are not answered (their frames stay with the
+// heaviest writers stop first and lighter ones only if that was not enough. It stops halving at
+// kLowestThreshold, still above a charge point in normal operation (heartbeats, meter values
+// every few seconds): the space may be going to another process, and pausing well-behaved
+// charge points would not win it back. Below half the floor ("critical") nobody reads. Paused connections are not answered (their frames stay with the
 // charge point, which sends them again), so nothing acknowledged is lost.
 //
 // Threading: poll() from one thread at a time; allows(), report() and healthy() from any.
@@ -26,7 +28,7 @@ namespace ocppgw::gateway {
 class DiskGuard {
  public:
   static constexpr double kFirstThreshold = 64 * 1024;  // bytes per second
-  static constexpr double kLowestThreshold = 256;       // below this: everyone pauses
+  static constexpr double kLowestThreshold = 2 * 1024;  // bytes per second
   enum class State { Ok, Low, Critical };
   // Free bytes of the file system, nullopt when it cannot be read.
   using FreeSpace = std::function<std::optional<uint64_t>()>;

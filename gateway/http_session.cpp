@@ -122,9 +122,9 @@ HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_pt
   beast::error_code ec;
   const auto ep = tcp_layer(stream_).socket().remote_endpoint(ec);
   if (!ec) {
-    const auto addr = ep.address().to_string();
+    peer_ip_ = ep.address().to_string();
     remote_address_ =
-        (ep.address().is_v6() ? "[" + addr + "]" : addr) + ":" + std::to_string(ep.port());
+        (ep.address().is_v6() ? "[" + peer_ip_ + "]" : peer_ip_) + ":" + std::to_string(ep.port());
   }
 }
 
@@ -195,6 +195,10 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
     upgrade(std::move(request));
     return;
   }
+  // What only the connection knows, for routes to trust (web/http.hpp); set() replaces any
+  // field of the same name a client sent.
+  request.set(web::kPeerAddressField, peer_ip_);
+  request.set(web::kSchemeField, std::holds_alternative<TlsStream>(stream_) ? "https" : "http");
   services_.http_handler(std::move(request), [self = shared_from_this()](HttpResponse res) {
     net::post(tcp_layer(self->stream_).get_executor(),
               [self, res = std::move(res)]() mutable { self->write(std::move(res)); });

@@ -5,8 +5,9 @@
 // (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
 // health, subprotocol) and handed to a WsSession; anything refused gets an HTTP 4xx/5xx with a
 // plain-text reason and a log line, never an upgrade. Other requests go to Services::http_handler
-// (web/'s router), with keep-alive. Threading: runs on the connection's strand; the
-// handler's respond() may be called from any thread (it posts back).
+// (web/'s router), with keep-alive, carrying the peer's IP address and the scheme in the fields
+// web/http.hpp names (set here, whatever the client sent). Threading: runs on the connection's
+// strand; the handler's respond() may be called from any thread (it posts back).
 #pragma once
 
 #include <memory>
@@ -69,7 +70,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   Services& services_;
   std::shared_ptr<void> slot_;
   std::shared_ptr<const ListenerSecurity> security_;
-  std::string remote_address_;
+  std::string remote_address_;  // ip:port, for log lines
+  std::string peer_ip_;         // ip only, for routes (web::kPeerAddressField)
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write
 };

@@ -8,6 +8,7 @@
 
 #include "analytics/cli.hpp"
 #include "csms/charge_point_cli.hpp"
+#include "csms/operator_cli.hpp"
 #include "csms/token_cli.hpp"
 #include "gateway/app.hpp"
 #include "gateway/config.hpp"
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   });
   ocppgw::csms::add_charge_point_commands(
       cli, [&] { return ocppgw::csms::ChargePointCliEnv{config().db_path()}; });
+  ocppgw::csms::add_operator_commands(
+      cli, [&] { return ocppgw::csms::OperatorCliEnv{config().db_path()}; });
   auto kafka = ocppgw::kafka::add_kafka_commands(cli, [&] {
     const Config& c = config();
     ocppgw::kafka::KafkaToolEnv env;

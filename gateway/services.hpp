@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/thread_pool.hpp>
+
 #include "csms/event_sink.hpp"
 #include "gateway/config.hpp"
 #include "rpc/action.hpp"
@@ -42,6 +44,8 @@ struct Services {
   std::shared_ptr<ConnectionLimiter> connections;
   // Null: free disk space is not watched.
   DiskGuard* disk = nullptr;
+  // Where large frames are dispatched, off the I/O threads (see WsSession); null: inline.
+  boost::asio::thread_pool* bulk = nullptr;
 
   const rpc::Protocol* protocol(rpc::OcppVersion v) const {
     for (const auto* p : protocols)

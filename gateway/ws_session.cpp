@@ -25,6 +25,9 @@ namespace websocket = beast::websocket;
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxRawKept = 64 * 1024;  // what an Invalid event keeps of a refused frame
 constexpr double kRecentWindowS = 10;      // decay time of a connection's recent byte rate
+// Frames this large are dispatched on the bulk pool (see dispatch_offloaded). A typical CALL is
+// well under 1 KiB and costs microseconds; at 32 KiB the cost reaches about a millisecond.
+constexpr size_t kOffloadBytes = 32 * 1024;
 
 std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
   return "hex:" + util::to_hex(bytes.substr(0, max_bytes));
@@ -176,7 +179,7 @@ void WsSession::wait_then_read(std::chrono::steady_clock::duration delay) {
 }
 
 void WsSession::do_read() {
-  if (reading_ || draining_ || finished_) return;
+  if (reading_ || offloaded_ || draining_ || finished_) return;
   if (inflight_.size() >= services_.config.limits.max_inflight_per_connection) return;
   if (const auto delay = read_delay(); delay.count() > 0) return wait_then_read(delay);
   reading_ = true;
@@ -234,6 +237,7 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
   std::string text = beast::buffers_to_string(buffer_.data());
   buffer_.consume(buffer_.size());
   if (draining_) return;  // closing: unanswered, so the charge point will send it again
+  if (text.size() >= kOffloadBytes && services_.bulk) return dispatch_offloaded(std::move(text));
   handle_text(std::move(text));
   do_read();
 }
@@ -244,7 +248,35 @@ void WsSession::handle_text(std::string text) {
   auto ctx = context(now);
   ctx.writes = writes.get();
   rpc::InboundResult result = rpc::dispatch(protocol_, ctx, text);
+  on_dispatched(std::move(text), now, std::move(writes), std::move(result));
+}
 
+// Parsing, validating and mapping a frame of hundreds of KiB takes tens of milliseconds; on an
+// I/O thread that time would be taken from every connection sharing it. Such frames go to the
+// bulk pool instead (lower priority), and this connection reads nothing more until the result
+// is back, so its frames still change the CSMS state in the order they arrived.
+void WsSession::dispatch_offloaded(std::string text) {
+  offloaded_ = true;
+  net::post(*services_.bulk, [self = shared_from_this(), text = std::move(text)]() mutable {
+    const int64_t now = util::now_ms();
+    auto writes = std::make_unique<rpc::WriteSet>();
+    auto ctx = self->context(now);
+    ctx.writes = writes.get();
+    auto result = rpc::dispatch(self->protocol_, ctx, text);
+    net::post(self->ws_.get_executor(), [self, text = std::move(text), now,
+                                         writes = std::move(writes),
+                                         result = std::move(result)]() mutable {
+      self->offloaded_ = false;
+      if (self->finished_) return;
+      self->on_dispatched(std::move(text), now, std::move(writes), std::move(result));
+      self->do_read();
+    });
+  });
+}
+
+void WsSession::on_dispatched(std::string text, int64_t now,
+                              std::unique_ptr<rpc::WriteSet> writes, rpc::InboundResult result) {
+  auto ctx = context(now);
   if (result.response) {
     if (pending_.complete(*result.response)) {
       submit(std::move(text), now, {}, nullptr, {});  // the raw frame is still logged

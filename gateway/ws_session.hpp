@@ -25,6 +25,7 @@
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls_stream.hpp"
+#include "rpc/dispatcher.hpp"
 
 namespace ocppgw::gateway {
 
@@ -59,6 +60,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void do_read();
   void on_read(boost::beast::error_code ec, size_t bytes);
   void handle_text(std::string text);
+  void dispatch_offloaded(std::string text);
+  void on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc::WriteSet> writes,
+                     rpc::InboundResult result);
   void refuse_frame(std::string_view raw, std::string_view reason,
                     boost::beast::websocket::close_code code, std::string close_reason);
   // Submits the frame's entry and reserves its place in the reply order.
@@ -97,6 +101,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   boost::beast::flat_buffer buffer_;
   bool reading_ = false;
+  bool offloaded_ = false;  // a frame is being dispatched on the bulk pool
   std::deque<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
   std::deque<std::string> write_queue_;

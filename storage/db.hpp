@@ -115,10 +115,12 @@ class Db {
     st.reset();
     return row;
   }
-  // Every row of a cached query (no parameters), as `read` makes them.
-  template <typename Read>
-  auto query_all(std::string_view sql, Read read, Status* status) {
+  // Every row of a cached query, as `read` makes them, with `args` bound to ?1..?n.
+  template <typename Read, typename... Args>
+  auto query_all(std::string_view sql, Read read, Status* status, const Args&... args) {
     Statement& st = cached(sql);
+    [[maybe_unused]] int index = 0;  // unused when the query has no parameters
+    (st.bind(++index, args), ...);
     std::vector<decltype(read(st))> rows;
     while (st.step()) rows.push_back(read(st));
     if (status) *status = st.status();

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <openssl/crypto.h>
+
 #include "util/hex.hpp"
 
 namespace ocppgw::util {
@@ -52,6 +54,10 @@ std::optional<std::string> load_or_create_secret(const std::string& path, bool* 
   if (!ok) return fail("cannot write " + path);
   if (generated) *generated = true;
   return secret;
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace ocppgw::util

@@ -11,7 +11,8 @@
 //   429 too many calls already wait for this charge point (one is outstanding at a time)
 //   504 no answer within the call timeout
 // web/ knows HTTP and JSON only: the gateway implements CsmsCommands (one narrow interface) and
-// decides who may call (CommandGuard, the API's authentication).
+// decides who may call (CommandGuard, the API's authentication) and keeps the audit log
+// (CommandAudit); every call that reaches CsmsCommands gets an audit row.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "web/api_auth.hpp"
 #include "web/router.hpp"
 
 namespace ocppgw::web {
@@ -51,12 +53,21 @@ class CsmsCommands {
                     std::string requested_by, std::function<void(CommandOutcome)> done) = 0;
 };
 
-// Who is asking: the caller's name, or nullopt after answering 401/403 through `respond`.
+// Who is asking (at least Role::Operator), or nullopt after answering 401/403 through `respond`
+// (ApiAuth::require in the gateway).
 using CommandGuard =
-    std::function<std::optional<std::string>(const HttpRequest&, const HttpRespond&)>;
+    std::function<std::optional<Principal>(const HttpRequest&, const HttpRespond&)>;
+// Records a call and its outcome in the audit log, then runs `then` (which answers): the row is
+// written before the caller hears the outcome (ApiAuth::audit in the gateway).
+using CommandAudit = std::function<void(const Principal& who, const std::string& charge_point_id,
+                                        const std::string& action, const CommandOutcome& outcome,
+                                        std::function<void()> then)>;
 
 // Adds the calls route; `commands` must outlive the router.
-void add_command_routes(Router& router, CsmsCommands& commands, CommandGuard guard);
+void add_command_routes(Router& router, CsmsCommands& commands, CommandGuard guard,
+                        CommandAudit audit);
+// The outcome's name in audit rows: "CallResult", "CallError", "Timeout", ...
+std::string_view outcome_name(CommandOutcome::Kind kind);
 
 // The HTTP answer for an outcome (status and JSON body), for the route and its tests.
 HttpResponse command_response(const HttpRequest& request, const CommandOutcome& outcome);

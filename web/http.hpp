@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <boost/beast/http.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace ocppgw::web {
 
@@ -23,5 +24,17 @@ HttpResponse make_response(const HttpRequest& request, http::status status, std:
                            std::string_view content_type);
 // A plain-text response "<text>\n".
 HttpResponse text_response(const HttpRequest& request, http::status status, std::string_view text);
+// An application/json response: `body` and a newline.
+HttpResponse json_response(const HttpRequest& request, http::status status,
+                           const nlohmann::json& body);
+// The REST API's error shape: {"error": "<message>"}.
+HttpResponse json_error(const HttpRequest& request, http::status status, std::string_view message);
+
+// What only the connection knows, as request fields. The gateway's HTTP session sets both on
+// every request it hands to a route, replacing any a client sent, so routes may trust them.
+// The client's IP address (no port), e.g. for throttling logins per address:
+inline constexpr std::string_view kPeerAddressField = "X-Ocppgw-Peer-Address";
+// "https" when the request came over TLS, else "http" (a cookie is marked Secure over TLS):
+inline constexpr std::string_view kSchemeField = "X-Ocppgw-Scheme";
 
 }  // namespace ocppgw::web

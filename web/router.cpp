@@ -1,6 +1,8 @@
 // web/router.cpp: see router.hpp.
 #include "web/router.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace ocppgw::web {
 
 HttpResponse make_response(const HttpRequest& request, http::status status, std::string body,
@@ -15,6 +17,18 @@ HttpResponse make_response(const HttpRequest& request, http::status status, std:
 
 HttpResponse text_response(const HttpRequest& request, http::status status, std::string_view text) {
   return make_response(request, status, std::string(text) + "\n", "text/plain");
+}
+
+HttpResponse json_response(const HttpRequest& request, http::status status,
+                           const nlohmann::json& body) {
+  // Replacing bad UTF-8 (a name a client sent, echoed in an error) rather than throwing.
+  return make_response(request, status,
+                       body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                       "application/json");
+}
+
+HttpResponse json_error(const HttpRequest& request, http::status status, std::string_view message) {
+  return json_response(request, status, nlohmann::json{{"error", message}});
 }
 
 std::string_view target_path(std::string_view target) {
@@ -155,6 +169,16 @@ void Router::handle(HttpRequest&& request, HttpRespond respond) const {
     return respond(std::move(res));
   }
   handler->second(std::move(request), params, std::move(respond));
+}
+
+std::vector<std::pair<http::verb, std::string>> Router::routes() const {
+  std::vector<std::pair<http::verb, std::string>> out;
+  for (const auto& route : routes_) {
+    std::string pattern;
+    for (const auto& segment : route.segments) pattern += "/" + segment;
+    for (const auto& [verb, unused] : route.methods) out.emplace_back(verb, pattern);
+  }
+  return out;
 }
 
 HttpHandler Router::handler() const {

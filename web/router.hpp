@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "web/http.hpp"
@@ -32,6 +33,9 @@ class Router {
   void handle(HttpRequest&& request, HttpRespond respond) const;
   // A handler that forwards to this router; the router must outlive it.
   HttpHandler handler() const;
+  // Every (method, pattern) added: for checks that hold for every route, e.g. that none
+  // answers an anonymous client (tests/unit/web/api_auth_test.cpp).
+  std::vector<std::pair<http::verb, std::string>> routes() const;
 
  private:
   struct Route {

@@ -20,7 +20,7 @@ def free_port():
 
 
 class GatewayProcess:
-    def __init__(self, data_dir, args=(), port=None):
+    def __init__(self, data_dir, args=(), port=None, env=None):
         self.data_dir = str(data_dir)
         self.port = port or free_port()
         self.url = f"ws://127.0.0.1:{self.port}/ocpp"
@@ -29,10 +29,12 @@ class GatewayProcess:
         self.args = [BIN, "--listen", f"127.0.0.1:{self.port}", "--data-dir", self.data_dir,
                      "--threads", "2", *args]
         self.proc = None
+        # Extra environment variables (e.g. OCPPGW_ADMIN_PASSWORD) on top of the test's own.
+        self.env = {**os.environ, **(env or {})}
 
     def start(self):
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log, env=self.env)
         deadline = time.time() + 15
         while time.time() < deadline:
             assert self.proc.poll() is None, "ocppgw exited early: " + self.logs()

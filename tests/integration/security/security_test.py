@@ -13,6 +13,7 @@ import ssl
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 import websockets
@@ -206,6 +207,23 @@ def test_tls12_is_accepted_and_tls11_refused(gw2, certs):
         with pytest.raises(ssl.SSLError):
             old.wrap_socket(raw, server_hostname="localhost")
     gw2.wait_log("tls_handshake_failed", "unsupported protocol")
+
+
+def test_api_session_cookie_is_secure_over_tls_only(gw2, certs):
+    """The REST API answers on both listeners; only over TLS is its session cookie Secure. The
+    operator is added with the command line while the gateway runs, as an admin would."""
+    add = subprocess.run([BIN, "--data-dir", gw2.data_dir, "operators", "add", "tls-admin", "--role", "admin",
+                          "--password-env", "OP_PASSWORD"], env={**os.environ, "OP_PASSWORD": "tls admin password"},
+                         capture_output=True, text=True)
+    assert add.returncode == 0, add.stderr
+    body = json.dumps({"name": "tls-admin", "password": "tls admin password"}).encode()
+    for url, context, secure in [(f"https://127.0.0.1:{gw2.tls_port}/api/v1/session", client_tls(certs), True),
+                                 (f"http://127.0.0.1:{gw2.port}/api/v1/session", None, False)]:
+        req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=context, timeout=10) as r:
+            cookie = r.headers["Set-Cookie"]
+        assert cookie.startswith("ocppgw_session=") and "HttpOnly" in cookie
+        assert ("; Secure" in cookie) == secure, cookie
 
 
 def test_ocppsim_fleet_over_wss_with_basic_auth(gw2, certs, tmp_path):

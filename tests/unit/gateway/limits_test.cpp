@@ -110,6 +110,13 @@ TEST(DiskGuard, PausesTheHeaviestWritersFirstThenEveryone) {
   guard.poll();  // not falling any more: the threshold stays
   EXPECT_TRUE(guard.allows(DiskGuard::kFirstThreshold / 4));
 
+  for (uint64_t f = 790; f > 700; f -= 5) {  // falling for long: the threshold stops halving
+    disk.free = f;
+    guard.poll();
+  }
+  EXPECT_FALSE(guard.allows(DiskGuard::kLowestThreshold * 2));
+  EXPECT_TRUE(guard.allows(DiskGuard::kLowestThreshold / 2));  // a charge point in normal use
+
   disk.free = 400;  // below half the floor: nobody
   guard.poll();
   EXPECT_EQ(guard.state(), DiskGuard::State::Critical);

@@ -49,5 +49,13 @@ TEST(Secret, APlaceThatCannotHoldTheFileIsAClearError) {
   EXPECT_NE(status.message().find("cannot create"), std::string::npos) << status.message();
 }
 
+TEST(Secret, ConstantTimeEqualIsPlainEquality) {
+  EXPECT_TRUE(constant_time_equal("", ""));
+  EXPECT_TRUE(constant_time_equal("csrf-token", "csrf-token"));
+  EXPECT_FALSE(constant_time_equal("csrf-token", "csrf-tokeN"));
+  EXPECT_FALSE(constant_time_equal("csrf-token", "csrf-toke"));
+  EXPECT_FALSE(constant_time_equal("", "x"));
+}
+
 }  // namespace
 }  // namespace ocppgw::util

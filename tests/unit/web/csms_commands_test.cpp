@@ -32,14 +32,21 @@ struct FakeCommands : CsmsCommands {
 struct Fixture {
   FakeCommands commands;
   bool allow = true;
+  std::vector<std::string> audited;  // "<who> <cp> <action> <outcome>"
   Router router;
   Fixture() {
     add_command_routes(
         router, commands,
-        [this](const HttpRequest& req, const HttpRespond& respond) -> std::optional<std::string> {
-          if (allow) return "alice";
+        [this](const HttpRequest& req, const HttpRespond& respond) -> std::optional<Principal> {
+          if (allow) return Principal{"alice", Role::Operator};
           respond(text_response(req, http::status::forbidden, "no"));
           return std::nullopt;
+        },
+        [this](const Principal& who, const std::string& cp, const std::string& action,
+               const CommandOutcome& outcome, std::function<void()> then) {
+          audited.push_back(who.name + " " + cp + " " + action + " " +
+                            std::string(outcome_name(outcome.kind)));
+          then();
         });
   }
   HttpResponse post(const std::string& target, const std::string& body) {
@@ -63,6 +70,7 @@ TEST(CsmsCommandsRoute, PassesTheCallOnAndAnswersWithItsResult) {
   EXPECT_EQ(f.commands.action, "Reset");
   EXPECT_EQ(f.commands.payload["type"], "Soft");
   EXPECT_EQ(f.commands.requested_by, "alice");
+  EXPECT_EQ(f.audited, std::vector<std::string>{"alice CP 1 Reset CallResult"});
 }
 
 TEST(CsmsCommandsRoute, EveryOutcomeHasItsStatus) {
@@ -99,6 +107,7 @@ TEST(CsmsCommandsRoute, BodyThatIsNotAJsonObjectIs400AndNothingIsSent) {
               http::status::bad_request)
         << body;
   EXPECT_EQ(f.commands.calls, 0);
+  EXPECT_TRUE(f.audited.empty());
 }
 
 TEST(CsmsCommandsRoute, RefusedCallerGetsTheGuardsAnswerAndNothingIsSent) {
