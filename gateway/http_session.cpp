@@ -47,6 +47,16 @@ std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
 
 }  // namespace
 
+std::string login_limit_key(const net::ip::address& address) {
+  if (!address.is_v6()) return address.to_string();
+  const auto v6 = address.to_v6();
+  if (v6.is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, v6).to_string();
+  // One IPv6 client usually holds a whole /64: limiting single addresses would not limit it.
+  auto bytes = v6.to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return net::ip::address_v6(bytes).to_string() + "/64";
+}
+
 TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix) {
   TargetParse out;
   if (auto q = target.find_first_of("?#"); q != std::string_view::npos)
@@ -124,6 +134,7 @@ HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_pt
     const auto addr = ep.address().to_string();
     remote_address_ =
         (ep.address().is_v6() ? "[" + addr + "]" : addr) + ":" + std::to_string(ep.port());
+    remote_client_ = login_limit_key(ep.address());
   }
 }
 
@@ -227,18 +238,22 @@ void HttpSession::upgrade(HttpRequest request) {
     auto pending = std::make_shared<HttpRequest>(std::move(request));
     const std::string authorization(pending->base()[http::field::authorization]);
     security_->basic_auth->verify(
-        cp, authorization, tcp_layer(stream_).get_executor(),
+        cp, authorization, remote_client_, tcp_layer(stream_).get_executor(),
         [self = shared_from_this(), pending, cp](AuthOutcome outcome) {
           switch (outcome.result) {
             case AuthResult::Accepted:
               return self->accept_upgrade(std::move(*pending), cp);
             case AuthResult::Rejected:
-              // The precise reason goes to the log only: the body must not tell a prober
-              // which charge point ids exist.
-              return self->refuse(*pending, http::status::unauthorized, "authentication failed", cp,
-                                  outcome.reason);
+              // The precise reason of a verification goes to the log only: the body must not
+              // tell a prober which charge point ids exist. A backoff refusal says when to
+              // retry; it is the same for known and unknown ids.
+              return self->refuse(
+                  *pending, http::status::unauthorized,
+                  outcome.retry_after.count() > 0 ? outcome.reason : "authentication failed", cp,
+                  outcome.reason, outcome.retry_after);
             case AuthResult::Unavailable:
-              return self->refuse(*pending, http::status::service_unavailable, outcome.reason, cp);
+              return self->refuse(*pending, http::status::service_unavailable, outcome.reason, cp,
+                                  {}, outcome.retry_after);
           }
         });
     return;
@@ -268,7 +283,8 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
 }
 
 void HttpSession::refuse(const HttpRequest& request, http::status status, std::string body,
-                         std::string_view charge_point_id, std::string_view log_reason) {
+                         std::string_view charge_point_id, std::string_view log_reason,
+                         std::chrono::seconds retry_after) {
   log::warn("handshake_refused", charge_point_id,
             {{"remote", remote_address_},
              {"listener", security_->scheme},
@@ -283,6 +299,8 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
   res.set(http::field::content_type, "text/plain");
   if (status == http::status::unauthorized)
     res.set(http::field::www_authenticate, "Basic realm=\"ocppgw\"");
+  if (retry_after.count() > 0)
+    res.set(http::field::retry_after, std::to_string(retry_after.count()));
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   write(std::move(res));

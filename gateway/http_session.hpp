@@ -9,12 +9,14 @@
 // handler's respond() may be called from any thread (it posts back).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -42,6 +44,10 @@ struct Negotiation {
 Negotiation negotiate_subprotocol(std::string_view offered_header,
                                   const std::vector<rpc::OcppVersion>& preference);
 
+// The key under which BasicAuthenticator counts a client's failed and pending logins: the
+// IPv4 address (also when it arrives IPv4-mapped), or the /64 of an IPv6 address.
+std::string login_limit_key(const boost::asio::ip::address& address);
+
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
@@ -56,8 +62,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // After authentication: event log health, subprotocol, then the WsSession.
   void accept_upgrade(HttpRequest request, const std::string& charge_point_id);
   // Answers `status` with `body` and closes; the log line carries `log_reason` (default: body).
+  // A non-zero `retry_after` is sent as Retry-After.
   void refuse(const HttpRequest& request, http::status status, std::string body,
-              std::string_view charge_point_id, std::string_view log_reason = {});
+              std::string_view charge_point_id, std::string_view log_reason = {},
+              std::chrono::seconds retry_after = {});
   void record_refusal(const HttpRequest& request, std::string_view reason,
                       std::string_view charge_point_id);
   void write(HttpResponse response);
@@ -69,7 +77,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   Services& services_;
   std::shared_ptr<void> slot_;
   std::shared_ptr<const ListenerSecurity> security_;
-  std::string remote_address_;
+  std::string remote_address_;  // address:port, for the log
+  std::string remote_client_;   // the client's address, the key of per-address login limits
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write
 };

@@ -33,6 +33,14 @@ TEST(ChargePointTarget, RejectsBadIds) {
   EXPECT_TRUE(outside.not_found);
 }
 
+TEST(LoginLimitKey, IsTheIpv4AddressOrTheIpv6Slash64) {
+  auto key = [](const char* text) { return login_limit_key(boost::asio::ip::make_address(text)); };
+  EXPECT_EQ(key("192.0.2.1"), "192.0.2.1");
+  EXPECT_EQ(key("::ffff:192.0.2.1"), "192.0.2.1");
+  EXPECT_EQ(key("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");
+  EXPECT_EQ(key("2001:db8:1:2:ffff::1"), key("2001:db8:1:2::9"));
+}
+
 TEST(SubprotocolNegotiation, PicksTheServersFavouriteAmongTheOffered) {
   const std::vector prefs{OcppVersion::v201, OcppVersion::v16};
   EXPECT_EQ(negotiate_subprotocol("ocpp1.6, ocpp2.0.1", prefs).chosen, OcppVersion::v201);
