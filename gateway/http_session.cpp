@@ -1,6 +1,9 @@
 // gateway/http_session.cpp
 #include "gateway/http_session.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <openssl/err.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -39,6 +42,45 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+// Every line of a repeated header field, comma-joined: RFC 7230 section 3.2.2 makes that the
+// field's value (Beast's operator[] returns the first line only).
+std::string joined_values(const HttpRequest& request, http::field field) {
+  std::string out;
+  for (auto [it, end] = request.equal_range(field); it != end; ++it) {
+    if (!out.empty()) out += ", ";
+    out += it->value();
+  }
+  return out;
+}
+
+// Why the request's Transfer-Encoding cannot be honoured; empty if it can. Beast decodes
+// "chunked" only and reads any other coding as "no body", so what the client sent as a body
+// would be parsed as the next request on the connection: refuse instead. An upgrade request
+// has no body at all.
+std::string transfer_coding_error(const HttpRequest& request, bool upgrade) {
+  const std::string codings = joined_values(request, http::field::transfer_encoding);
+  if (codings.empty()) return {};
+  const std::string shown = "'" + codings.substr(0, 64) + (codings.size() > 64 ? "...'" : "'");
+  if (upgrade)
+    return "a WebSocket upgrade request must not have a body (Transfer-Encoding: " + shown + ")";
+  std::string lowered = trim(codings);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered != "chunked")
+    return "unsupported Transfer-Encoding " + shown + "; only chunked is implemented";
+  return {};
+}
+
+// A plain-text answer after which the connection closes.
+HttpResponse closing_response(http::status status, unsigned version, std::string body) {
+  HttpResponse res{status, version};
+  res.set(http::field::server, "ocppgw");
+  res.set(http::field::content_type, "text/plain");
+  res.body() = std::move(body) + "\n";
+  res.keep_alive(false);
+  return res;
+}
+
 std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
   std::string out;
   for (auto v : versions) out += (out.empty() ? "" : ", ") + std::string(rpc::subprotocol(v));
@@ -70,7 +112,14 @@ TargetParse parse_charge_point_target(std::string_view target, std::string_view 
                 "/{chargePointId}";
     return out;
   }
-  const std::string_view segment = target.substr(target.rfind('/') + 1);
+  // Exactly one segment after the prefix: with more, which one names the charge point would be
+  // a guess (and /ocpp/a/CP-1 must not pass for CP-1).
+  const std::string_view segment = target.substr(prefix == "/" ? 1 : prefix.size() + 1);
+  if (segment.find('/') != std::string_view::npos) {
+    out.error = "the charge point id must be the only path segment after " +
+                std::string(prefix == "/" ? "" : prefix) + "/";
+    return out;
+  }
   std::string id;
   for (size_t i = 0; i < segment.size(); ++i) {
     if (segment[i] != '%') {
@@ -193,15 +242,18 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
   }
   if (ec) {
     log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", ec.message()}});
-    HttpResponse res{http::status::bad_request, 11};
-    res.set(http::field::content_type, "text/plain");
-    res.body() = "bad request: " + ec.message() + "\n";
-    res.keep_alive(false);
-    write(std::move(res));
+    write(closing_response(http::status::bad_request, 11, "bad request: " + ec.message()));
     return;
   }
   HttpRequest request = parser_->release();
-  if (websocket::is_upgrade(request)) {
+  const bool is_upgrade = websocket::is_upgrade(request);
+  if (auto error = transfer_coding_error(request, is_upgrade); !error.empty()) {
+    if (is_upgrade) return refuse(request, http::status::bad_request, std::move(error), "");
+    log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", error}});
+    write(closing_response(http::status::not_implemented, request.version(), std::move(error)));
+    return;
+  }
+  if (is_upgrade) {
     upgrade(std::move(request));
     return;
   }
@@ -270,15 +322,16 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   std::vector<rpc::OcppVersion> preference;
   for (auto v : services_.config.subprotocols_for(cp))
     if (services_.protocol(v)) preference.push_back(v);
-  const auto negotiation =
-      negotiate_subprotocol(request[http::field::sec_websocket_protocol], preference);
+  const auto negotiation = negotiate_subprotocol(
+      joined_values(request, http::field::sec_websocket_protocol), preference);
   if (!negotiation.chosen) {
     refuse(request, http::status::bad_request, negotiation.error, cp);
     return;
   }
-  auto session =
-      std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
-                                  *services_.protocol(*negotiation.chosen), std::move(slot_));
+  // buffer_ may already hold the client's first frames (sent right behind the request).
+  auto session = std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
+                                             *services_.protocol(*negotiation.chosen),
+                                             std::move(slot_), buffer_.data());
   session->run(std::move(request));
 }
 
@@ -294,15 +347,11 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
   // A refused charge point handshake is bad input like a bad frame: it leaves an Invalid event
   // (charge_point_id empty when the id itself was the problem, for analytics to quarantine).
   if (status == http::status::bad_request) record_refusal(request, body, charge_point_id);
-  HttpResponse res{status, request.version()};
-  res.set(http::field::server, "ocppgw");
-  res.set(http::field::content_type, "text/plain");
+  HttpResponse res = closing_response(status, request.version(), std::move(body));
   if (status == http::status::unauthorized)
     res.set(http::field::www_authenticate, "Basic realm=\"ocppgw\"");
   if (retry_after.count() > 0)
     res.set(http::field::retry_after, std::to_string(retry_after.count()));
-  res.body() = std::move(body) + "\n";
-  res.keep_alive(false);
   write(std::move(res));
 }
 
@@ -322,7 +371,7 @@ void HttpSession::record_refusal(const HttpRequest& request, std::string_view re
                        .flags = {},
                        .violations = nlohmann::json::array()};
   const std::string raw = "GET " + std::string(request.target()) + " Sec-WebSocket-Protocol: " +
-                          std::string(request[http::field::sec_websocket_protocol]);
+                          joined_values(request, http::field::sec_websocket_protocol);
   auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
   event.extra["remote_address"] = remote_address_;
   csms::SinkEntry entry;

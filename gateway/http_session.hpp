@@ -3,8 +3,12 @@
 // tls_handshake_failed log line with the remote address and OpenSSL's reason). It reads a
 // request within a size limit and a timeout. An upgrade to <prefix>/{chargePointId} is checked
 // (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
-// health, subprotocol) and handed to a WsSession; anything refused gets an HTTP 4xx/5xx with a
-// plain-text reason and a log line, never an upgrade. Other requests go to Services::http_handler
+// health, subprotocol; repeated Sec-WebSocket-Protocol lines count as one list) and handed to
+// a WsSession together with any bytes read past the request (a client's first frames may come
+// in the same TCP segment); anything refused gets an HTTP 4xx/5xx with a plain-text reason and
+// a log line, never an upgrade. A Transfer-Encoding Beast cannot decode (anything but chunked,
+// or any at all on an upgrade) is refused (501/400) and the connection closed, since its body
+// would otherwise be read as the next request. Other requests go to Services::http_handler
 // (web/'s router), with keep-alive. Threading: runs on the connection's strand; the
 // handler's respond() may be called from any thread (it posts back).
 #pragma once
@@ -27,8 +31,8 @@
 
 namespace ocppgw::gateway {
 
-// The charge point id of a request target: the last path segment under `prefix`,
-// percent-decoded. Errors name what is wrong (for the 400 body).
+// The charge point id of a request target: the one path segment under `prefix` (more segments
+// are refused), percent-decoded. Errors name what is wrong (for the 400 body).
 struct TargetParse {
   std::optional<std::string> charge_point_id;
   std::string error;
