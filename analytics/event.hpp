@@ -58,6 +58,9 @@ inline constexpr std::string_view kSeqNoRepeated = "SEQ_NO_REPEATED";           
 inline constexpr std::string_view kSeqNoGap = "SEQ_NO_GAP";                      // 2.0.1
 inline constexpr std::string_view kOfflineReplay = "OFFLINE_REPLAY";  // 2.0.1 offline=true
 inline constexpr std::string_view kUnknownChargePoint = "UNKNOWN_CHARGE_POINT";
+// A sampled value that does not fit a double once scaled (e.g. 1e300 with multiplier 10): kept
+// as sent in extra.sampled_values, no column filled.
+inline constexpr std::string_view kValueOutOfRange = "VALUE_OUT_OF_RANGE";
 // 1.6 -1 / never-issued transaction id resolved to an open transaction (extra.sent_transaction_id
 // keeps the id as sent), by: the open transaction on the frame's connector (MeterValues) ...
 inline constexpr std::string_view kTransactionLinkedByConnector = "TRANSACTION_LINKED_BY_CONNECTOR";

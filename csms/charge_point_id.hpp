@@ -1,7 +1,7 @@
 // csms/charge_point_id.hpp: what a charge point id may be: 1 to 48 printable ASCII characters
-// without space or '/'. It is the last segment of the WebSocket URL, the Kafka message key and
-// part of file names in tools, so the upgrade (gateway/) and the management commands check the
-// same rule here.
+// without space or '/', and not "." or "..". It is the last segment of the WebSocket URL, the
+// Kafka message key and part of file names in tools, so the upgrade (gateway/) and the
+// management commands check the same rule here.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,8 @@ inline std::string charge_point_id_error(std::string_view id) {
     if (c < 0x21 || c > 0x7E || ch == '/')
       return "charge point id must be printable ASCII without spaces or '/'";
   }
+  // Path segments that mean "this" and "parent" to URL normalisers and file systems.
+  if (id == "." || id == "..") return "charge point id must not be '.' or '..'";
   return {};
 }
 

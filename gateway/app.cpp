@@ -313,9 +313,8 @@ void App::poll_disk() {
 Status App::start_listeners() {
   if (config_.basic_auth || config_.tls_basic_auth) {
     BasicAuthenticator::Options options;
-    // PBKDF2 workers: half the I/O threads, so a fleet re-authenticating after a restart
-    // cannot take every core from the connections already serving.
-    options.threads = std::max(1, io_threads(config_) / 2);
+    options.threads = BasicAuthenticator::default_threads(io_threads(config_),
+                                                          std::thread::hardware_concurrency());
     Status status;
     authenticator_ = BasicAuthenticator::open(config_.db_path(), options, &status);
     if (!authenticator_)

@@ -1,6 +1,9 @@
 // gateway/http_session.cpp
 #include "gateway/http_session.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <openssl/err.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -40,6 +43,45 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+// Every line of a repeated header field, comma-joined: RFC 7230 section 3.2.2 makes that the
+// field's value (Beast's operator[] returns the first line only).
+std::string joined_values(const HttpRequest& request, http::field field) {
+  std::string out;
+  for (auto [it, end] = request.equal_range(field); it != end; ++it) {
+    if (!out.empty()) out += ", ";
+    out += it->value();
+  }
+  return out;
+}
+
+// Why the request's Transfer-Encoding cannot be honoured; empty if it can. Beast decodes
+// "chunked" only and reads any other coding as "no body", so what the client sent as a body
+// would be parsed as the next request on the connection: refuse instead. An upgrade request
+// has no body at all.
+std::string transfer_coding_error(const HttpRequest& request, bool upgrade) {
+  const std::string codings = joined_values(request, http::field::transfer_encoding);
+  if (codings.empty()) return {};
+  const std::string shown = "'" + codings.substr(0, 64) + (codings.size() > 64 ? "...'" : "'");
+  if (upgrade)
+    return "a WebSocket upgrade request must not have a body (Transfer-Encoding: " + shown + ")";
+  std::string lowered = trim(codings);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered != "chunked")
+    return "unsupported Transfer-Encoding " + shown + "; only chunked is implemented";
+  return {};
+}
+
+// A plain-text answer after which the connection closes.
+HttpResponse closing_response(http::status status, unsigned version, std::string body) {
+  HttpResponse res{status, version};
+  res.set(http::field::server, "ocppgw");
+  res.set(http::field::content_type, "text/plain");
+  res.body() = std::move(body) + "\n";
+  res.keep_alive(false);
+  return res;
+}
+
 std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
   std::string out;
   for (auto v : versions) out += (out.empty() ? "" : ", ") + std::string(rpc::subprotocol(v));
@@ -47,6 +89,16 @@ std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
 }
 
 }  // namespace
+
+std::string login_limit_key(const net::ip::address& address) {
+  if (!address.is_v6()) return address.to_string();
+  const auto v6 = address.to_v6();
+  if (v6.is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, v6).to_string();
+  // One IPv6 client usually holds a whole /64: limiting single addresses would not limit it.
+  auto bytes = v6.to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return net::ip::address_v6(bytes).to_string() + "/64";
+}
 
 TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix) {
   TargetParse out;
@@ -61,7 +113,14 @@ TargetParse parse_charge_point_target(std::string_view target, std::string_view 
                 "/{chargePointId}";
     return out;
   }
-  const std::string_view segment = target.substr(target.rfind('/') + 1);
+  // Exactly one segment after the prefix: with more, which one names the charge point would be
+  // a guess (and /ocpp/a/CP-1 must not pass for CP-1).
+  const std::string_view segment = target.substr(prefix == "/" ? 1 : prefix.size() + 1);
+  if (segment.find('/') != std::string_view::npos) {
+    out.error = "the charge point id must be the only path segment after " +
+                std::string(prefix == "/" ? "" : prefix) + "/";
+    return out;
+  }
   std::string id;
   for (size_t i = 0; i < segment.size(); ++i) {
     if (segment[i] != '%') {
@@ -125,6 +184,7 @@ HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_pt
     peer_ip_ = ep.address().to_string();
     remote_address_ =
         (ep.address().is_v6() ? "[" + peer_ip_ + "]" : peer_ip_) + ":" + std::to_string(ep.port());
+    remote_client_ = login_limit_key(ep.address());
   }
 }
 
@@ -183,15 +243,18 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
   }
   if (ec) {
     log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", ec.message()}});
-    HttpResponse res{http::status::bad_request, 11};
-    res.set(http::field::content_type, "text/plain");
-    res.body() = "bad request: " + ec.message() + "\n";
-    res.keep_alive(false);
-    write(std::move(res));
+    write(closing_response(http::status::bad_request, 11, "bad request: " + ec.message()));
     return;
   }
   HttpRequest request = parser_->release();
-  if (websocket::is_upgrade(request)) {
+  const bool is_upgrade = websocket::is_upgrade(request);
+  if (auto error = transfer_coding_error(request, is_upgrade); !error.empty()) {
+    if (is_upgrade) return refuse(request, http::status::bad_request, std::move(error), "");
+    log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", error}});
+    write(closing_response(http::status::not_implemented, request.version(), std::move(error)));
+    return;
+  }
+  if (is_upgrade) {
     upgrade(std::move(request));
     return;
   }
@@ -232,18 +295,22 @@ void HttpSession::upgrade(HttpRequest request) {
     auto pending = std::make_shared<HttpRequest>(std::move(request));
     const std::string authorization(pending->base()[http::field::authorization]);
     security_->basic_auth->verify(
-        cp, authorization, tcp_layer(stream_).get_executor(),
+        cp, authorization, remote_client_, tcp_layer(stream_).get_executor(),
         [self = shared_from_this(), pending, cp](AuthOutcome outcome) {
           switch (outcome.result) {
             case AuthResult::Accepted:
               return self->accept_upgrade(std::move(*pending), cp);
             case AuthResult::Rejected:
-              // The precise reason goes to the log only: the body must not tell a prober
-              // which charge point ids exist.
-              return self->refuse(*pending, http::status::unauthorized, "authentication failed", cp,
-                                  outcome.reason);
+              // The precise reason of a verification goes to the log only: the body must not
+              // tell a prober which charge point ids exist. A backoff refusal says when to
+              // retry; it is the same for known and unknown ids.
+              return self->refuse(
+                  *pending, http::status::unauthorized,
+                  outcome.retry_after.count() > 0 ? outcome.reason : "authentication failed", cp,
+                  outcome.reason, outcome.retry_after);
             case AuthResult::Unavailable:
-              return self->refuse(*pending, http::status::service_unavailable, outcome.reason, cp);
+              return self->refuse(*pending, http::status::service_unavailable, outcome.reason, cp,
+                                  {}, outcome.retry_after);
           }
         });
     return;
@@ -260,20 +327,22 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   std::vector<rpc::OcppVersion> preference;
   for (auto v : services_.config.subprotocols_for(cp))
     if (services_.protocol(v)) preference.push_back(v);
-  const auto negotiation =
-      negotiate_subprotocol(request[http::field::sec_websocket_protocol], preference);
+  const auto negotiation = negotiate_subprotocol(
+      joined_values(request, http::field::sec_websocket_protocol), preference);
   if (!negotiation.chosen) {
     refuse(request, http::status::bad_request, negotiation.error, cp);
     return;
   }
-  auto session =
-      std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
-                                  *services_.protocol(*negotiation.chosen), std::move(slot_));
+  // buffer_ may already hold the client's first frames (sent right behind the request).
+  auto session = std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
+                                             *services_.protocol(*negotiation.chosen),
+                                             std::move(slot_), buffer_.data());
   session->run(std::move(request));
 }
 
 void HttpSession::refuse(const HttpRequest& request, http::status status, std::string body,
-                         std::string_view charge_point_id, std::string_view log_reason) {
+                         std::string_view charge_point_id, std::string_view log_reason,
+                         std::chrono::seconds retry_after) {
   log::warn("handshake_refused", charge_point_id,
             {{"remote", remote_address_},
              {"listener", security_->scheme},
@@ -283,13 +352,11 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
   // A refused charge point handshake is bad input like a bad frame: it leaves an Invalid event
   // (charge_point_id empty when the id itself was the problem, for analytics to quarantine).
   if (status == http::status::bad_request) record_refusal(request, body, charge_point_id);
-  HttpResponse res{status, request.version()};
-  res.set(http::field::server, "ocppgw");
-  res.set(http::field::content_type, "text/plain");
+  HttpResponse res = closing_response(status, request.version(), std::move(body));
   if (status == http::status::unauthorized)
     res.set(http::field::www_authenticate, "Basic realm=\"ocppgw\"");
-  res.body() = std::move(body) + "\n";
-  res.keep_alive(false);
+  if (retry_after.count() > 0)
+    res.set(http::field::retry_after, std::to_string(retry_after.count()));
   write(std::move(res));
 }
 
@@ -309,7 +376,7 @@ void HttpSession::record_refusal(const HttpRequest& request, std::string_view re
                        .flags = {},
                        .violations = nlohmann::json::array()};
   const std::string raw = "GET " + std::string(request.target()) + " Sec-WebSocket-Protocol: " +
-                          std::string(request[http::field::sec_websocket_protocol]);
+                          joined_values(request, http::field::sec_websocket_protocol);
   auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
   event.extra["remote_address"] = remote_address_;
   csms::SinkEntry entry;

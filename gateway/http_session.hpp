@@ -3,19 +3,25 @@
 // tls_handshake_failed log line with the remote address and OpenSSL's reason). It reads a
 // request within a size limit and a timeout. An upgrade to <prefix>/{chargePointId} is checked
 // (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
-// health, subprotocol) and handed to a WsSession; anything refused gets an HTTP 4xx/5xx with a
-// plain-text reason and a log line, never an upgrade. Other requests go to Services::http_handler
+// health, subprotocol; repeated Sec-WebSocket-Protocol lines count as one list) and handed to
+// a WsSession together with any bytes read past the request (a client's first frames may come
+// in the same TCP segment); anything refused gets an HTTP 4xx/5xx with a plain-text reason and
+// a log line, never an upgrade. A Transfer-Encoding Beast cannot decode (anything but chunked,
+// or any at all on an upgrade) is refused (501/400) and the connection closed, since its body
+// would otherwise be read as the next request. Other requests go to Services::http_handler
 // (web/'s router), with keep-alive, carrying the peer's IP address and the scheme in the fields
 // web/http.hpp names (set here, whatever the client sent). Threading: runs on the connection's
 // strand; the handler's respond() may be called from any thread (it posts back).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -26,8 +32,8 @@
 
 namespace ocppgw::gateway {
 
-// The charge point id of a request target: the last path segment under `prefix`,
-// percent-decoded. Errors name what is wrong (for the 400 body).
+// The charge point id of a request target: the one path segment under `prefix` (more segments
+// are refused), percent-decoded. Errors name what is wrong (for the 400 body).
 struct TargetParse {
   std::optional<std::string> charge_point_id;
   std::string error;
@@ -43,6 +49,10 @@ struct Negotiation {
 Negotiation negotiate_subprotocol(std::string_view offered_header,
                                   const std::vector<rpc::OcppVersion>& preference);
 
+// The key under which BasicAuthenticator counts a client's failed and pending logins: the
+// IPv4 address (also when it arrives IPv4-mapped), or the /64 of an IPv6 address.
+std::string login_limit_key(const boost::asio::ip::address& address);
+
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
@@ -57,8 +67,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // After authentication: event log health, subprotocol, then the WsSession.
   void accept_upgrade(HttpRequest request, const std::string& charge_point_id);
   // Answers `status` with `body` and closes; the log line carries `log_reason` (default: body).
+  // A non-zero `retry_after` is sent as Retry-After.
   void refuse(const HttpRequest& request, http::status status, std::string body,
-              std::string_view charge_point_id, std::string_view log_reason = {});
+              std::string_view charge_point_id, std::string_view log_reason = {},
+              std::chrono::seconds retry_after = {});
   void record_refusal(const HttpRequest& request, std::string_view reason,
                       std::string_view charge_point_id);
   void write(HttpResponse response);
@@ -72,6 +84,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::shared_ptr<const ListenerSecurity> security_;
   std::string remote_address_;  // ip:port, for log lines
   std::string peer_ip_;         // ip only, for routes (web::kPeerAddressField)
+  std::string remote_client_;   // the client's address, the key of per-address login limits
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write
 };

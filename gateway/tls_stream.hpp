@@ -12,12 +12,30 @@
 #include <variant>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/buffer.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/buffered_read_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
+
+namespace boost::beast {
+// websocket::stream shuts its next layer down through teardown()/async_teardown(), found by
+// argument-dependent lookup; Beast has them for TCP and TLS streams but not for
+// buffered_read_stream (WsStream's next layer), which adds nothing to shut down: forward.
+template <class Next, class Buffer>
+void teardown(role_type role, buffered_read_stream<Next, Buffer>& stream, error_code& ec) {
+  using websocket::teardown;
+  teardown(role, stream.next_layer(), ec);
+}
+template <class Next, class Buffer, class Handler>
+void async_teardown(role_type role, buffered_read_stream<Next, Buffer>& stream, Handler&& handler) {
+  using websocket::async_teardown;
+  async_teardown(role, stream.next_layer(), std::forward<Handler>(handler));
+}
+}  // namespace boost::beast
 
 namespace ocppgw::gateway {
 
@@ -42,17 +60,26 @@ inline boost::beast::tcp_stream& tcp_layer(HttpStream& s) {
 
 // A WebSocket over either stream, with the subset of websocket::stream's interface that
 // WsSession uses, forwarded unchanged.
+// Between the WebSocket and the connection sits a buffered_read_stream holding the bytes the
+// HTTP parser read past the upgrade request (a client may send its first frame in the same TCP
+// segment): the WebSocket reads them first, then reads pass straight through (capacity 0).
 class WsStream {
  public:
   using executor_type = boost::asio::any_io_executor;
   template <typename Next>
-  using Ws = boost::beast::websocket::stream<Next>;
+  using Ws = boost::beast::websocket::stream<
+      boost::beast::buffered_read_stream<Next, boost::beast::flat_buffer>>;
 
-  explicit WsStream(HttpStream&& stream)
+  explicit WsStream(HttpStream&& stream, boost::asio::const_buffer already_read = {})
       : ws_(visit_stream(stream, [](auto& s) -> Variant {
           using Next = std::decay_t<decltype(s)>;
           return Variant(std::in_place_type<Ws<Next>>, std::move(s));
-        })) {}
+        })) {
+    visit_stream(ws_, [&](auto& ws) {
+      auto& pending = ws.next_layer().buffer();
+      pending.commit(boost::asio::buffer_copy(pending.prepare(already_read.size()), already_read));
+    });
+  }
 
   executor_type get_executor() {
     return visit_stream(ws_, [](auto& ws) -> executor_type { return ws.get_executor(); });

@@ -37,8 +37,8 @@ std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
 
 WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
                      std::string remote_address, const rpc::Protocol& protocol,
-                     std::shared_ptr<void> slot)
-    : ws_(std::move(stream)),
+                     std::shared_ptr<void> slot, net::const_buffer already_read)
+    : ws_(std::move(stream), already_read),
       services_(services),
       charge_point_id_(std::move(charge_point_id)),
       remote_address_(std::move(remote_address)),

@@ -32,8 +32,11 @@ namespace ocppgw::gateway {
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
   // `slot` is held for the connection's lifetime (the per-address connection limit).
+  // `already_read`: bytes read from the connection after the upgrade request (copied), the
+  // start of the first frames.
   WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
-            std::string remote_address, const rpc::Protocol& protocol, std::shared_ptr<void> slot);
+            std::string remote_address, const rpc::Protocol& protocol, std::shared_ptr<void> slot,
+            boost::asio::const_buffer already_read = {});
   ~WsSession();
 
   // Accepts the upgrade request (answering with the negotiated subprotocol) and starts reading.

@@ -91,6 +91,14 @@ void apply_sampled_value(Event& e, std::string_view measurand, std::string_view 
       normalised = (unit.empty() || unit == "Percent") ? value : std::nullopt;
     }
   }
+  // A reading scaled beyond double range (a 2.0.1 multiplier, kWh -> Wh) is infinite, which
+  // JSON can only write as null: keep the value as sent instead and say why it has no column.
+  if ((value && !std::isfinite(*value)) || (normalised && !std::isfinite(*normalised))) {
+    if (std::find(e.flags.begin(), e.flags.end(), analytics::flag::kValueOutOfRange) ==
+        e.flags.end())
+      e.flags.emplace_back(analytics::flag::kValueOutOfRange);
+    column = nullptr;
+  }
   if (column && normalised && !column->has_value()) {
     *column = normalised;
     return;

@@ -48,6 +48,8 @@ std::string hash_token(const CallContext& ctx, std::string_view token);
 // Power.Active.Import (W/kW) -> power_w, Current.Import -> current_a, Voltage -> voltage_v,
 // SoC -> soc_pct; only phase-less (total) readings fill those columns. Everything else,
 // including phase readings and signed data, is appended to extra.sampled_values unchanged.
+// A value that is not finite once scaled fills no column either: it is kept the same way and
+// flags VALUE_OUT_OF_RANGE.
 void apply_sampled_value(analytics::Event& e, std::string_view measurand, std::string_view unit,
                          std::optional<double> value, const nlohmann::json& raw_sampled_value);
 

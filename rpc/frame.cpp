@@ -37,27 +37,96 @@ bool nesting_within(std::string_view text, int limit) {
 }
 
 // Parses `text`, dropping (iteratively, without recursion) every value nested deeper than the
-// limit; `too_deep` says whether anything was dropped.
+// limit; `too_deep` says whether anything was dropped. Throws json::exception on invalid JSON.
 json parse_shallow(std::string_view text, bool& too_deep) {
   too_deep = false;
-  return json::parse(
-      text.begin(), text.end(),
-      [&too_deep](int depth, json::parse_event_t, json&) {
-        if (depth <= kMaxNestingDepth) return true;
-        too_deep = true;
-        return false;
-      },
-      /*allow_exceptions=*/false);
+  return json::parse(text.begin(), text.end(), [&too_deep](int depth, json::parse_event_t, json&) {
+    if (depth <= kMaxNestingDepth) return true;
+    too_deep = true;
+    return false;
+  });
+}
+
+// What can still be read of a frame that is not valid JSON as a whole (a number beyond double
+// range, a NUL byte, a cut-off end): the message type, id and action, when the text begins
+// like `[<integer>, "<id>", "<action>"`, so that the CALLERROR can carry the id the peer
+// waits on. A forward scan of three tokens; each string token is decoded by the JSON parser
+// alone, so escapes and UTF-8 are judged as in a full parse.
+void scan_header(std::string_view text, ParseResult& r) {
+  size_t i = 0;
+  auto skip_blanks = [&] {
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+      ++i;
+  };
+  auto expect = [&](char c) {
+    skip_blanks();
+    if (i >= text.size() || text[i] != c) return false;
+    ++i;
+    return true;
+  };
+  auto string_token = [&]() -> std::optional<std::string> {
+    skip_blanks();
+    if (i >= text.size() || text[i] != '"') return std::nullopt;
+    const size_t start = i++;
+    for (bool escaped = false; i < text.size(); ++i) {
+      if (escaped)
+        escaped = false;
+      else if (text[i] == '\\')
+        escaped = true;
+      else if (text[i] == '"')
+        break;
+    }
+    if (i >= text.size()) return std::nullopt;
+    ++i;
+    const std::string_view token = text.substr(start, i - start);
+    json value = json::parse(token.begin(), token.end(), nullptr, /*allow_exceptions=*/false);
+    if (!value.is_string()) return std::nullopt;
+    return value.get<std::string>();
+  };
+  if (!expect('[')) return;
+  skip_blanks();
+  const size_t type_start = i;
+  if (i < text.size() && text[i] == '-') ++i;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  const std::string_view type = text.substr(type_start, i - type_start);
+  if (type.empty() || !expect(',')) return;
+  r.message_id = string_token();
+  if (!r.message_id) return;
+  if (type.size() == 1 && type[0] >= '2' && type[0] <= '4')
+    r.type = static_cast<MessageType>(type[0] - '0');
+  if (r.type == MessageType::Call && expect(',')) r.action = string_token();
 }
 
 }  // namespace
 
 ParseResult parse_frame(std::string_view text) {
+  // nlohmann/json takes a NUL byte for the end of the input, so "[...]\0<anything>" would parse;
+  // JSON text never contains one (not even inside a string), so it is refused like any other
+  // trailing garbage.
+  const bool has_nul = text.find('\0') != std::string_view::npos;
   bool too_deep = false;
-  json doc = nesting_within(text, kMaxNestingDepth)
-                 ? json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false)
-                 : parse_shallow(text, too_deep);
-  if (doc.is_discarded()) return failure(RpcError::FormationViolation, "frame is not valid JSON");
+  bool out_of_range = false;
+  json doc;
+  if (!has_nul) {
+    try {
+      doc = nesting_within(text, kMaxNestingDepth) ? json::parse(text.begin(), text.end())
+                                                   : parse_shallow(text, too_deep);
+    } catch (const json::out_of_range&) {
+      out_of_range = true;  // a number beyond double range, such as 1e400
+      doc = json(json::value_t::discarded);
+    } catch (const json::exception&) {
+      doc = json(json::value_t::discarded);
+    }
+  }
+  if (has_nul || doc.is_discarded()) {
+    ParseResult r = failure(RpcError::FormationViolation,
+                            has_nul        ? "frame is not valid JSON: it contains a NUL byte"
+                            : out_of_range ? "frame is not valid JSON: a number is out of range"
+                                           : "frame is not valid JSON");
+    scan_header(text, r);
+    return r;
+  }
   if (!doc.is_array() || doc.empty())
     return failure(RpcError::FormationViolation, "frame is not a non-empty JSON array");
 

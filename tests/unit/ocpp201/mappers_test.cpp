@@ -2,6 +2,8 @@
 // lifecycle, seqNo and offline-replay cases, one event per meter timestamp, unit normalisation.
 #include "ocpp201/mappers.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "tests/unit/ocpp201/harness.hpp"
@@ -325,6 +327,53 @@ TEST(Ocpp201MeterValues, KiloWattHoursWithMultiplierAndUnknownUnitsAreNotGuessed
   EXPECT_DOUBLE_EQ(*r.events[0].meter_wh, 15000.0);
   EXPECT_FALSE(r.events[0].power_w.has_value());
   EXPECT_EQ(r.events[0].extra["sampled_values"][0], sampled[1]);
+}
+
+TEST(Ocpp201MeterValues, AValueBeyondDoubleRangeOnceScaledIsKeptAndFlagged) {
+  Harness h;
+  const json sampled = json::array({
+      {{"value", 1e300}, {"unitOfMeasure", {{"unit", "Wh"}, {"multiplier", 10}}}},
+      {{"value", 1.7e308},
+       {"measurand", "Power.Active.Import"},
+       {"unitOfMeasure", {{"unit", "kW"}}}},
+      {{"value", 231}, {"measurand", "Voltage"}, {"unitOfMeasure", {{"unit", "V"}}}},
+  });
+  const auto r =
+      h.call("MeterValues",
+             {{"evseId", 1}, {"meterValue", {meter_value("2024-06-01T09:00:00Z", sampled)}}});
+  result_payload(r, "MeterValues");
+  ASSERT_EQ(r.events.size(), 1u);
+  const Event& e = r.events[0];
+  // Not an infinite column (which JSON would write as null), but the values as sent.
+  EXPECT_FALSE(e.meter_wh.has_value());
+  EXPECT_FALSE(e.power_w.has_value());
+  EXPECT_TRUE(has_flag(e, flag::kValueOutOfRange));
+  EXPECT_EQ(std::count(e.flags.begin(), e.flags.end(), flag::kValueOutOfRange), 1);
+  ASSERT_EQ(e.extra["sampled_values"].size(), 2u);
+  EXPECT_EQ(e.extra["sampled_values"][0], sampled[0]);
+  EXPECT_EQ(e.extra["sampled_values"][1], sampled[1]);
+  EXPECT_DOUBLE_EQ(*e.voltage_v, 231.0);  // the rest of the frame maps as usual
+
+  // In range: no flag.
+  const auto ok = h.call(
+      "MeterValues",
+      {{"evseId", 1}, {"meterValue", {meter_value("2024-06-01T09:00:00Z", {energy(1e300)})}}});
+  ASSERT_EQ(ok.events.size(), 1u);
+  EXPECT_DOUBLE_EQ(*ok.events[0].meter_wh, 1e300);
+  EXPECT_FALSE(has_flag(ok.events[0], flag::kValueOutOfRange));
+}
+
+TEST(Ocpp201MeterValues, ANumberBeyondDoubleRangeInTheFrameIsRefusedWithItsId) {
+  Harness h;
+  const auto r = h.send_text(
+      R"([2,"te-big","TransactionEvent",{"eventType":"Updated","timestamp":"2024-06-01T09:00:00Z",)"
+      R"("triggerReason":"MeterValuePeriodic","seqNo":1,"transactionInfo":{"transactionId":"t"},)"
+      R"("meterValue":[{"timestamp":"2024-06-01T09:00:00Z","sampledValue":[{"value":1e400}]}]}])");
+  const json reply = json::parse(r.reply);
+  EXPECT_EQ(reply[1], "te-big");
+  EXPECT_EQ(call_error(r).first, "FormatViolation");  // the 2.0.1 spelling
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
 }
 
 TEST(Ocpp201MeterValues, SignedMeterValueIsKeptInExtra) {

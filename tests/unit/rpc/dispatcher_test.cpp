@@ -67,6 +67,32 @@ TEST_F(RpcDispatcher, UnreadableIdIsAnsweredWithMinusOne) {
   }
 }
 
+TEST_F(RpcDispatcher, AnOverflowingNumberIsRefusedWithTheIdEchoed) {
+  const std::string text =
+      R"([2,"mv-7","MeterValues",{"connectorId":1,"meterValue":[)"
+      R"({"timestamp":"2024-06-01T09:00:00Z","sampledValue":[{"value":1e400}]}]}])";
+  const auto r = send(text);
+  const json j = reply(r);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[1], "mv-7");
+  EXPECT_EQ(j[2], "FormationViolation");
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+  EXPECT_EQ(r.events[0].message_id, "mv-7");
+  EXPECT_EQ(r.events[0].ocpp_action, "MeterValues");
+  EXPECT_EQ(r.events[0].extra["raw"], text);
+  // A CALLRESULT that does not parse is recorded, never answered.
+  EXPECT_TRUE(send(R"([3,"csms-1",{"x":1e400}])").reply.empty());
+}
+
+TEST_F(RpcDispatcher, ATrailingNulIsRefused) {
+  const auto r = send(std::string(R"([2,"hb-1","Heartbeat",{}])") + '\0');
+  const json j = reply(r);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[1], "hb-1");
+  EXPECT_EQ(j[2], "FormationViolation");
+}
+
 TEST_F(RpcDispatcher, UnknownMessageTypeIsRefusedInThe16Spelling) {
   const auto r = send(R"([6,"t-1","Heartbeat",{}])");
   EXPECT_EQ(reply(r)[2], "NotSupported");

@@ -50,7 +50,7 @@ TEST(RpcFrame, RejectsEveryMalformedShapeWithItsErrorAndRecoversTheId) {
   const std::vector<Bad> cases = {
       {"", RpcError::FormationViolation, std::nullopt},
       {"not json", RpcError::FormationViolation, std::nullopt},
-      {R"([2,"1","Heartbeat",{})", RpcError::FormationViolation, std::nullopt},  // truncated
+      {R"([2,"1","Heartbeat",{})", RpcError::FormationViolation, "1"},  // truncated
       {R"({"2":"1"})", RpcError::FormationViolation, std::nullopt},
       {R"("text")", RpcError::FormationViolation, std::nullopt},
       {"[]", RpcError::FormationViolation, std::nullopt},
@@ -91,6 +91,45 @@ TEST(RpcFrame, RejectsEveryMalformedShapeWithItsErrorAndRecoversTheId) {
     EXPECT_FALSE(r.error.description.empty());
     EXPECT_EQ(r.message_id, c.id);
   }
+}
+
+TEST(RpcFrame, KeepsTheIdOfAFrameThatIsNotValidJsonAsAWhole) {
+  // nlohmann/json refuses a number beyond double range; the peer still needs its id back.
+  auto r = parse_frame(R"([2, "big-1" ,"MeterValues",{"meterValue":[{"v":1e400}]}])");
+  EXPECT_FALSE(r.frame);
+  EXPECT_EQ(r.error.code, RpcError::FormationViolation);
+  EXPECT_NE(r.error.description.find("out of range"), std::string::npos) << r.error.description;
+  EXPECT_EQ(r.message_id, "big-1");
+  EXPECT_EQ(r.action, "MeterValues");
+  EXPECT_EQ(r.type, MessageType::Call);
+  // The type is read as well, so a broken CALLRESULT is still never answered.
+  r = parse_frame(R"([3,"res-1",{"x":-1e400}])");
+  EXPECT_EQ(r.message_id, "res-1");
+  EXPECT_EQ(r.type, MessageType::CallResult);
+  // Ids are decoded as JSON strings.
+  r = parse_frame(R"([2,"a\"b\u0041","Heartbeat",{"x":1e999}])");
+  EXPECT_EQ(r.message_id, "a\"bA");
+  // Nothing is guessed when the start is not `[<integer>, "<id>"`.
+  for (const char* text : {R"({"x":1e400})", R"([2, 7, "Heartbeat", {"x":1e400}])",
+                           R"([x, "id", {"x":1e400}])", R"([2, "unterminated)"}) {
+    r = parse_frame(text);
+    EXPECT_FALSE(r.message_id) << text;
+    EXPECT_FALSE(r.type) << text;
+  }
+}
+
+TEST(RpcFrame, RefusesANulByteLikeAnyTrailingGarbage) {
+  const std::string frame = R"([2,"n-1","Heartbeat",{}])";
+  EXPECT_TRUE(parse_frame(frame).frame);
+  for (const std::string& text :
+       {frame + '\0', frame + '\0' + "garbage", frame + " x", std::string("\0", 1) + frame}) {
+    const auto r = parse_frame(text);
+    EXPECT_FALSE(r.frame) << text.size();
+    EXPECT_EQ(r.error.code, RpcError::FormationViolation);
+  }
+  const auto r = parse_frame(frame + '\0');
+  EXPECT_NE(r.error.description.find("NUL"), std::string::npos) << r.error.description;
+  EXPECT_EQ(r.message_id, "n-1");
 }
 
 TEST(RpcFrame, RecoversTheActionOfABadCall) {
