@@ -7,6 +7,8 @@
 #   python/            PyPI ocpp v16 ChargePoint over websockets, with pytest
 #   ocpp201_run.sh     the OCPP 2.0.1 suites, when present
 #   security/run.sh    security profiles 1-3 (wss, HTTP Basic, client certificates)
+#   robustness/run.sh  attacks (floods, oversize frames, descriptor exhaustion, ...) while
+#                      well-behaved charge points run: their latency, /health, memory, disk
 # Prints each runner's summary and a final "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -57,6 +59,12 @@ fi
 # ---- security profiles (their own runner) ----
 if [ -f "$here/security/run.sh" ]; then
   bash "$here/security/run.sh" 2>&1 | tee "$log"
+  count_runner "$log" "${PIPESTATUS[0]}"
+  add "$p" "$f"
+fi
+# ---- robustness under attack (its own runner) ----
+if [ -f "$here/robustness/run.sh" ]; then
+  bash "$here/robustness/run.sh" 2>&1 | tee "$log"
   count_runner "$log" "${PIPESTATUS[0]}"
   add "$p" "$f"
 fi
