@@ -17,6 +17,7 @@
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
 #include "gateway/operator_directory.hpp"
+#include "gateway/thread_priority.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
 #include "kafka/publisher.hpp"
@@ -279,10 +280,7 @@ void App::start_guards() {
   // One thread at a lower priority than the I/O threads for large frames (WsSession): under
   // contention the scheduler favours the connections that send ordinary frames.
   bulk_ = std::make_unique<net::thread_pool>(1);
-  net::post(*bulk_, [] {
-    if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 5) != 0)
-      log::warn("bulk_priority", "", {{"error", "could not lower the bulk thread's priority"}});
-  });
+  lower_priority(*bulk_, 1, 5);
   services_->bulk = bulk_.get();
 
   const int max = max_connections(config_.limits, raise_open_file_limit());

@@ -99,7 +99,7 @@ class App {
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
   std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
-  std::unique_ptr<web::CsmsCommands> commands_;  // behind the API's calls route
+  std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;

@@ -7,6 +7,8 @@
 #include <openssl/evp.h>
 
 #include <boost/asio/post.hpp>
+
+#include "gateway/thread_priority.hpp"
 #include "storage/gateway_db.hpp"
 
 namespace ocppgw::gateway {
@@ -165,7 +167,11 @@ BasicAuthenticator::BasicAuthenticator(std::unique_ptr<storage::Db> db, Options 
       address_failures_({options.max_failures_per_address, options.failure_window,
                          options.backoff_initial, options.backoff_max,
                          options.max_tracked_failures}),
-      pool_(static_cast<size_t>(std::max(1, options.threads))) {}
+      pool_(static_cast<size_t>(std::max(1, options.threads))) {
+  // A storm of wrong passwords keeps these threads busy; the connections already served come
+  // first.
+  lower_priority(pool_, std::max(1, options.threads), 5);
+}
 
 BasicAuthenticator::~BasicAuthenticator() { stop(); }
 

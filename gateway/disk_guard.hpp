@@ -9,8 +9,9 @@
 // heaviest writers stop first and lighter ones only if that was not enough. It stops halving at
 // kLowestThreshold, still above a charge point in normal operation (heartbeats, meter values
 // every few seconds): the space may be going to another process, and pausing well-behaved
-// charge points would not win it back. Below half the floor ("critical") nobody reads. Paused connections are not answered (their frames stay with the
-// charge point, which sends them again), so nothing acknowledged is lost.
+// charge points would not win it back. Below half the floor ("critical") nobody reads. Paused
+// connections are not answered (their frames stay with the charge point, which sends them again),
+// so nothing acknowledged is lost.
 //
 // Threading: poll() from one thread at a time; allows(), report() and healthy() from any.
 #pragma once

@@ -263,19 +263,19 @@ void WsSession::dispatch_offloaded(std::string text) {
     auto ctx = self->context(now);
     ctx.writes = writes.get();
     auto result = rpc::dispatch(self->protocol_, ctx, text);
-    net::post(self->ws_.get_executor(), [self, text = std::move(text), now,
-                                         writes = std::move(writes),
-                                         result = std::move(result)]() mutable {
-      self->offloaded_ = false;
-      if (self->finished_) return;
-      self->on_dispatched(std::move(text), now, std::move(writes), std::move(result));
-      self->do_read();
-    });
+    net::post(self->ws_.get_executor(),
+              [self, text = std::move(text), now, writes = std::move(writes),
+               result = std::move(result)]() mutable {
+                self->offloaded_ = false;
+                if (self->finished_) return;
+                self->on_dispatched(std::move(text), now, std::move(writes), std::move(result));
+                self->do_read();
+              });
   });
 }
 
-void WsSession::on_dispatched(std::string text, int64_t now,
-                              std::unique_ptr<rpc::WriteSet> writes, rpc::InboundResult result) {
+void WsSession::on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc::WriteSet> writes,
+                              rpc::InboundResult result) {
   auto ctx = context(now);
   if (result.response) {
     if (pending_.complete(*result.response)) {

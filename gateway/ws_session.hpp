@@ -104,7 +104,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   boost::beast::flat_buffer buffer_;
   bool reading_ = false;
-  bool offloaded_ = false;  // a frame is being dispatched on the bulk pool
+  bool offloaded_ = false;         // a frame is being dispatched on the bulk pool
   std::deque<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
   std::deque<std::string> write_queue_;

@@ -1,0 +1,32 @@
+// gateway/thread_priority.hpp: lowering the scheduling priority of a worker pool. Work that
+// an attacker or one busy charge point can cause in bulk (password hashing, large frames) runs
+// on such pools, so under CPU contention the I/O threads, which answer every other charge
+// point, are scheduled first.
+#pragma once
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <latch>
+#include <memory>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "util/logging.hpp"
+
+namespace ocppgw::gateway {
+
+// Sets the niceness of each of `pool`'s `threads` threads (Linux applies it per thread). Each
+// task waits until all have started, so every thread runs exactly one of them.
+inline void lower_priority(boost::asio::thread_pool& pool, int threads, int nice) {
+  auto all_started = std::make_shared<std::latch>(threads);
+  for (int i = 0; i < threads; ++i)
+    boost::asio::post(pool, [all_started, nice] {
+      if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), nice) != 0)
+        log::warn("thread_priority", "", {{"error", "could not lower a worker's priority"}});
+      all_started->arrive_and_wait();
+    });
+}
+
+}  // namespace ocppgw::gateway
