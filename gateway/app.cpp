@@ -24,6 +24,7 @@
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
 #include "util/logging.hpp"
+#include "web/openapi.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -209,6 +210,7 @@ Status App::start() {
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
   add_command_routes();
+  web::add_openapi_route(router_, api_auth());
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;

@@ -4,7 +4,7 @@
 # non-zero when pip fails.
 ensure_venv() {
   venv="$1/.venv"
-  "$venv/bin/python" -c 'import ocpp, websockets, pytest' 2>/dev/null && return 0
+  "$venv/bin/python" -c 'import ocpp, websockets, pytest, openapi_spec_validator, schemathesis' 2>/dev/null && return 0
   { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
     "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
       -r "$1/tests/integration/requirements.txt"
