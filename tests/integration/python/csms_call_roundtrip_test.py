@@ -19,6 +19,7 @@ import websockets
 from ocpp import v16, v201
 
 from api_client import ADMIN_ENV, csms_call, operator_token
+from scripted_charge_point import answer_with, recorded_calls, scripted_charge_point
 from gateway_process import ROOT, GatewayProcess
 
 SAMPLES = json.load(open(os.path.join(ROOT, "tests/integration/csms_call_samples.json"), encoding="utf-8"))
@@ -64,47 +65,6 @@ def test_samples_cover_every_action_and_follow_the_official_schemas(name):
             assert not errors, (sample["action"], kind, errors)
 
 
-def recorded_calls(gw, cp_id, count):
-    """The CsmsCall events of `cp_id` once there are `count` of them: the API answers before the
-    event's group commit, so the last ones may land a moment later."""
-    deadline = time.monotonic() + 5
-    while True:
-        calls = [e for e in gw.events(cp_id) if e["event_type"] == "CsmsCall"]
-        if len(calls) >= count or time.monotonic() > deadline:
-            return calls
-        time.sleep(0.05)
-
-
-def answer_with(payload, delay=0.0):
-    """A route-map handler answering `payload`, camelCase keys kept as they are."""
-    answer_type = dataclasses.make_dataclass("Answer", [(key, object) for key in payload])
-
-    async def handler(**_):
-        await asyncio.sleep(delay)
-        return answer_type(**payload)
-
-    return handler
-
-
-def scripted_charge_point(version, cp_id, ws, answers, skip_validation=()):
-    """The library's ChargePoint answering each action in `answers` (action -> handler) and
-    recording every CALL it receives, as received, in `.received`."""
-
-    class Scripted(version.charge_point):
-        def __init__(self):
-            super().__init__(cp_id, ws)
-            self.received = []
-            for action, handler in answers.items():
-                self.route_map[action] = {"_on_action": handler,
-                                          "_skip_schema_validation": action in skip_validation}
-
-        async def _handle_call(self, msg):
-            self.received.append((msg.action, msg.payload, time.monotonic()))
-            return await super()._handle_call(msg)
-
-    return Scripted()
-
-
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory):
     gw = GatewayProcess(tmp_path_factory.mktemp("roundtrip"), env=ADMIN_ENV).start()
@@ -118,7 +78,7 @@ async def with_charge_point(gw, name, cp_id, answers, body, skip_validation=()):
     version = VERSIONS[name]
     api = lambda action, payload: asyncio.to_thread(csms_call, gw, gw.token, cp_id, action, payload)  # noqa: E731
     async with websockets.connect(f"{gw.url}/{cp_id}", subprotocols=[version.subprotocol]) as ws:
-        cp = scripted_charge_point(version, cp_id, ws, answers, skip_validation)
+        cp = scripted_charge_point(version.charge_point, cp_id, ws, answers, skip_validation)
         listener = asyncio.create_task(cp.start())
         try:
             return await body(cp, api)
