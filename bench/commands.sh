@@ -8,7 +8,8 @@
 #                    POST /api/v1/charge-points/{id}/calls/ACTION from CONCURRENCY workers,
 #                    round robin over the N charge points (bearer token of the first admin);
 #                    ocppsim answers each CALL after DELAY_MS with a schema-valid CALLRESULT
-# Prints commands per second and the p50/p99 of the API round trip, and the fleet's own
+# plus, first, the commands alone to the same N charge points connected but idle (the API's own
+# capacity). Prints commands per second and the p50/p99 of the API round trip, and the fleet's own
 # acknowledged CALLs/s and ack latency in both phases; appends them to
 # bench/results/commands-<UTC time>.{txt,json}.
 # Environment: OCPPGW_BIN, OCPPSIM_BIN (default build/...), PORT (18180), N (1000), RATE (2000),
@@ -58,8 +59,24 @@ wait_health() {
   return 1
 }
 
+# idle_phase: the N charge points connected and idle while the driver runs for DUR s.
+idle_phase() {
+  local report="$work/fleet-idle.json"
+  "$OCPPSIM_BIN" --url "ws://127.0.0.1:$PORT/ocpp" -n "$N" --connectors 2 --sessions-per-hour 0 --heartbeat 0 \
+    --duration $((WARMUP + DUR + 2)) --drain 5 --connect-rate 2000 --csms-answer result \
+    --csms-answer-delay "$DELAY_MS" --first-index 1 --id-pattern 'SIM-{05d}' --source 127.0.0.2 127.0.0.3 \
+    --report "$report" >"$report.out" 2>"$report.err" &
+  SIM_PID=$!
+  sleep "$WARMUP"
+  node "$root/bench/commands_driver.cjs" --port "$PORT" --token "$TOKEN" --count "$N" \
+    --concurrency "$CONCURRENCY" --duration "$DUR" --action "$ACTION" --payload "$PAYLOAD" \
+    >"$work/driver-idle.json" 2>"$work/driver-idle.err"
+  wait "$SIM_PID" || true
+  SIM_PID=""
+}
+
 # fleet_phase NAME: the fleet's load for WARMUP + DUR s; with NAME=commands the driver runs
-# during the DUR s after the warm-up, so both phases measure the same window.
+# during the window after the warm-up, which is what both phases measure.
 fleet_phase() {
   local name="$1" report="$work/fleet-$1.json"
   "$OCPPSIM_BIN" --url "ws://127.0.0.1:$PORT/ocpp" --mode load -n "$N" --connectors 2 \
@@ -68,9 +85,10 @@ fleet_phase() {
     --source 127.0.0.2 127.0.0.3 --report "$report" >"$report.out" 2>"$report.err" &
   SIM_PID=$!
   if [ "$name" = commands ]; then
+    # Ends a second before the fleet does, so no command meets a charge point going away.
     sleep "$WARMUP"
     node "$root/bench/commands_driver.cjs" --port "$PORT" --token "$TOKEN" --count "$N" \
-      --concurrency "$CONCURRENCY" --duration "$DUR" --action "$ACTION" --payload "$PAYLOAD" \
+      --concurrency "$CONCURRENCY" --duration $((DUR - 1)) --action "$ACTION" --payload "$PAYLOAD" \
       >"$work/driver.json" 2>"$work/driver.err"
   fi
   wait "$SIM_PID" || true
@@ -90,16 +108,19 @@ wait_health
 TOKEN="$(curl -sf -H 'Content-Type: application/json' -d '{"name":"admin","password":"bench admin password"}' \
   "http://127.0.0.1:$PORT/api/v1/session" | jq -r .token)"
 
+idle_phase
 fleet_phase alone
 fleet_phase commands
 
-a="$work/fleet-alone.json" c="$work/fleet-commands.json" d="$work/driver.json"
-say "commands: $(fig "$d" '.ok_per_s | floor')/s answered CallResult ($(fig "$d" '.calls') calls: $(fig "$d" '.by_outcome | to_entries | map("\(.key) \(.value)") | join(", ")')), API round trip p50 $(fig "$d" '.p50_us')us p99 $(fig "$d" '.p99_us')us p999 $(fig "$d" '.p999_us')us"
+a="$work/fleet-alone.json" c="$work/fleet-commands.json" d="$work/driver.json" i="$work/driver-idle.json"
+say "commands, idle fleet:  $(fig "$i" '.ok_per_s | floor')/s answered CallResult ($(fig "$i" '.calls') calls: $(fig "$i" '.by_outcome | to_entries | map("\(.key) \(.value)") | join(", ")')), API round trip p50 $(fig "$i" '.p50_us')us p99 $(fig "$i" '.p99_us')us p999 $(fig "$i" '.p999_us')us"
+say "commands, fleet load:  $(fig "$d" '.ok_per_s | floor')/s answered CallResult ($(fig "$d" '.calls') calls: $(fig "$d" '.by_outcome | to_entries | map("\(.key) \(.value)") | join(", ")')), API round trip p50 $(fig "$d" '.p50_us')us p99 $(fig "$d" '.p99_us')us p999 $(fig "$d" '.p999_us')us"
 say "fleet CALLs acknowledged, alone:         $(fig "$a" '.run.sustained_calls_per_s | floor')/s, ack p50 $(fig "$a" '.run.steady_latency.p50_us')us p99 $(fig "$a" '.run.steady_latency.p99_us')us (errors $(fig "$a" '.run.call_errors'), timeouts $(fig "$a" '.run.timeouts'))"
 say "fleet CALLs acknowledged, with commands: $(fig "$c" '.run.sustained_calls_per_s | floor')/s, ack p50 $(fig "$c" '.run.steady_latency.p50_us')us p99 $(fig "$c" '.run.steady_latency.p99_us')us (errors $(fig "$c" '.run.call_errors'), timeouts $(fig "$c" '.run.timeouts'); CALLs from the gateway answered $(fig "$c" '.run.csms_calls'))"
 say "fleet throughput with commands / alone: $(jq -n "$(fig "$c" '.run.sustained_calls_per_s') / $(fig "$a" '.run.sustained_calls_per_s') * 1000 | floor / 1000")"
 put config "{\"charge_points\": $N, \"fleet_rate\": $RATE, \"inflight\": $INFLIGHT, \"duration_s\": $DUR, \"concurrency\": $CONCURRENCY, \"delay_ms\": $DELAY_MS, \"action\": \"$ACTION\"}"
 put commands "$(cat "$d")"
+put commands_idle_fleet "$(cat "$i")"
 put fleet_alone "$(jq .run "$a")"
 put fleet_with_commands "$(jq .run "$c")"
 say "results: $txt $json"
