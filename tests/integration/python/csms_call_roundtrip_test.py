@@ -131,7 +131,7 @@ def test_an_answer_breaking_the_response_schema_is_reported_not_passed_off(gatew
 @pytest.mark.parametrize("name", VERSIONS)
 def test_concurrent_calls_reach_the_charge_point_one_at_a_time_in_order(gateway, name):
     cp_id = f"PY-ORDER-{name}"
-    hold = 0.2  # each answer takes this long, so the later calls must wait in the queue
+    hold = 0.4  # each answer takes this long, so the later calls must wait in the queue
     answered = []
 
     def data_transfer(**kwargs):
@@ -144,7 +144,7 @@ def test_concurrent_calls_reach_the_charge_point_one_at_a_time_in_order(gateway,
 
     async def body(cp, api):
         async def ask(i):
-            await asyncio.sleep(0.03 * i)  # asked in this order, all before the first is answered
+            await asyncio.sleep(0.05 * i)  # asked in this order, all before the first is answered
             return await api("DataTransfer", {"vendorId": "com.example", "messageId": str(i)})
         results = await asyncio.gather(*(ask(i) for i in range(5)))
         return cp.received, results
