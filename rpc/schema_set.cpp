@@ -1,6 +1,8 @@
 // rpc/schema_set.cpp
 #include "rpc/schema_set.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <new>
 #include <stdexcept>
 
@@ -88,6 +90,63 @@ void swap_date_time_format(nlohmann::json& node) {
     for (auto& child : node) swap_date_time_format(child);
 }
 
+// valijson checks "multipleOf" with remainder(value, divisor) against machine epsilon, so
+// 16.0 is "not a multiple of 0.1" (the divisor has no exact binary form): every charging limit
+// in the smart-charging schemas would be refused. The schemas are compiled with that keyword
+// swapped for this check, which accepts a quotient within a relative 1e-9 of an integer.
+constexpr const char* kMultipleOfKeyword = "x-ocppgw-multiple-of";
+
+class MultipleOfConstraint : public valijson::constraints::PolyConstraint {
+ public:
+  explicit MultipleOfConstraint(double divisor) : divisor_(divisor) {}
+
+  bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    double value = 0;
+    int64_t integer = 0;
+    if (target.maybeInteger() && target.asInteger(integer))
+      value = static_cast<double>(integer);
+    else if (!target.maybeDouble() || !target.asDouble(value))
+      return true;  // not a number: the "type" constraint reports that
+    const double quotient = value / divisor_;
+    if (std::isfinite(quotient) &&
+        std::fabs(quotient - std::round(quotient)) <= 1e-9 * std::max(1.0, std::fabs(quotient)))
+      return true;
+    if (results)
+      results->pushError(context, "Value should be a multiple of " + std::to_string(divisor_));
+    return false;
+  }
+
+ private:
+  Constraint* cloneInto(void* memory) const override {
+    return new (memory) MultipleOfConstraint(*this);
+  }
+  size_t sizeOf() const override { return sizeof(MultipleOfConstraint); }
+  double divisor_;
+};
+
+class MultipleOfBuilder : public valijson::ConstraintBuilder {
+ public:
+  valijson::constraints::Constraint* make(const valijson::adapters::Adapter& node) const override {
+    double divisor = 1;
+    node.asDouble(divisor);
+    return new MultipleOfConstraint(divisor);
+  }
+};
+
+// Replaces every "multipleOf" of a schema document with kMultipleOfKeyword (same divisor).
+void swap_multiple_of(nlohmann::json& node) {
+  if (node.is_object()) {
+    auto divisor = node.find("multipleOf");
+    if (divisor != node.end() && divisor->is_number()) {
+      node[kMultipleOfKeyword] = *divisor;
+      node.erase("multipleOf");
+    }
+  }
+  if (node.is_structured())
+    for (auto& child : node) swap_multiple_of(child);
+}
+
 std::string join_path(const std::vector<std::string>& context) {
   // valijson's context starts with "<root>" and wraps names as ["name"] / [index].
   std::string path;
@@ -126,11 +185,13 @@ SchemaSet::SchemaSet(OcppVersion version,
   valijson::SchemaParser parser(version == OcppVersion::v16 ? valijson::SchemaParser::kDraft4
                                                             : valijson::SchemaParser::kDraft7);
   parser.addConstraintBuilder(kDateTimeKeyword, new DateTimeBuilder());
+  parser.addConstraintBuilder(kMultipleOfKeyword, new MultipleOfBuilder());
   for (const auto& [name, text] : sources) {
     nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded())
       throw std::runtime_error("schema " + std::string(name) + " is not JSON");
     swap_date_time_format(doc);
+    swap_multiple_of(doc);
     auto compiled = std::make_unique<Compiled>();
     valijson::adapters::NlohmannJsonAdapter adapter(doc);
     parser.populateSchema(adapter, compiled->schema);

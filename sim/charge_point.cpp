@@ -106,6 +106,7 @@ void ChargePoint::drop(bool abrupt, int64_t reconnect_after_ms) {
     if (booted_) ctx_.stats.booted.add(-1);
   }
   requeue_pending();
+  delayed_answers_.clear();  // answers to CALLs of a connection that is gone
   probes_outstanding_ = 0;
   state_ = State::Offline;
   // < 0: the caller decides; 0: at once; > 0: after that many ms.
@@ -210,6 +211,7 @@ void ChargePoint::arm() {
   consider(boot_retry_ms_);
   consider(next_token_ms_);
   for (const auto& c : connectors_) consider(c.next_ms);
+  if (!delayed_answers_.empty()) consider(delayed_answers_.front().due_ms);
   if (!pending_.empty())
     consider(std::chrono::duration_cast<std::chrono::milliseconds>(pending_.front().sent - ctx_.t0)
                  .count() +
@@ -239,6 +241,7 @@ void ChargePoint::on_timer() {
     next_hb_ms_ = now + static_cast<int64_t>(cfg_.heartbeat_s * 1000);
   }
   if (next_fault_ms_ >= 0 && now >= next_fault_ms_) on_connection_fault(now);
+  send_due_answers(now);
   if (cfg_.mode == RunMode::Fleet) advance_sessions(now);
   expire_calls(now);
   pump();

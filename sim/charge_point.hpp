@@ -3,7 +3,8 @@
 // imply. The class is implemented in four files, one job each:
 //   charge_point.cpp           connection life cycle (connect, boot, offline, close) and the
 //                              one timer that drives every schedule
-//   charge_point_calls.cpp     the CALL window: outbox to wire, answers back to the truth
+//   charge_point_calls.cpp     the CALL window: outbox to wire, answers back to the truth;
+//                              answers to the gateway's own CALLs
 //   charge_point_sessions.cpp  sessions: arrivals, meter readings, energy, load-mode traffic
 //   charge_point_faults.cpp    every deliberate misbehaviour and the truth counters it implies
 // Threading: a ChargePoint belongs to one shard and every member runs on that shard's single
@@ -67,6 +68,12 @@ class ChargePoint final : public TransportOwner {
     std::chrono::steady_clock::time_point sent;
   };
 
+  // An answer to a CALL of the gateway, held for --csms-answer-delay.
+  struct DelayedAnswer {
+    int64_t due_ms;
+    std::string text;
+  };
+
   // ---- charge_point.cpp: connection life cycle and schedule ----
   void on_open() override;
   void on_closed(const boost::system::error_code& ec, bool was_open) override;
@@ -78,6 +85,8 @@ class ChargePoint final : public TransportOwner {
 
   // ---- charge_point_calls.cpp: the CALL window ----
   void on_frame(std::string_view text) override;
+  void on_csms_call(std::string_view text);
+  void send_due_answers(int64_t now);
   void on_result(Pending& p, std::string_view text);
   void on_boot_answer(std::string_view text);
   void on_start_answer(Session& s, std::string_view text);
@@ -147,6 +156,7 @@ class ChargePoint final : public TransportOwner {
   std::vector<Connector> connectors_;  // index 0 is the charge point itself
   std::deque<OutMsg> outbox_;
   std::vector<Pending> pending_;
+  std::deque<DelayedAnswer> delayed_answers_;  // due in order: the delay is the same for all
 };
 
 }  // namespace ocppgw::sim

@@ -117,10 +117,7 @@ void ChargePoint::on_frame(std::string_view text) {
     return;
   }
   if (s->type == 2) {
-    // The simulator implements no CSMS-initiated action; answering keeps the gateway's
-    // pending-call table clean.
-    ctx_.stats.csms_calls.add();
-    transport_->send("[4,\"" + std::string(s->id) + "\",\"NotImplemented\",\"ocppsim\",{}]");
+    on_csms_call(text);
     return;
   }
   auto it = std::find_if(pending_.begin(), pending_.end(),
@@ -149,6 +146,29 @@ void ChargePoint::on_frame(std::string_view text) {
   }
   pump();
   arm();
+}
+
+// A CALL of the gateway is answered as configured, at once or after the delay (kept in order:
+// OCPP-J allows one outstanding CALL per direction, so there is at most one in practice).
+void ChargePoint::on_csms_call(std::string_view text) {
+  ctx_.stats.csms_calls.add();
+  auto answer = answer_csms_call(text, version_, cfg_.csms_answer);
+  if (!answer) return;
+  if (cfg_.csms_answer_delay_ms <= 0) {
+    transport_->send(std::move(*answer));
+    return;
+  }
+  delayed_answers_.push_back(
+      {ctx_.now_ms() + static_cast<int64_t>(cfg_.csms_answer_delay_ms), std::move(*answer)});
+  arm();
+}
+
+void ChargePoint::send_due_answers(int64_t now) {
+  while (!delayed_answers_.empty() && delayed_answers_.front().due_ms <= now) {
+    if (transport_ && state_ == State::Online)
+      transport_->send(std::move(delayed_answers_.front().text));
+    delayed_answers_.pop_front();
+  }
 }
 
 void ChargePoint::on_result(Pending& p, std::string_view text) {

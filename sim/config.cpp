@@ -49,6 +49,16 @@ void add_options(CLI::App& app, SimConfig& c) {
   app.add_option("--call-timeout", c.call_timeout_s,
                  "Seconds before an unanswered CALL counts as timed out");
 
+  std::map<std::string, CsmsAnswer> answers{
+      {"result", CsmsAnswer::Result}, {"error", CsmsAnswer::Error}, {"silent", CsmsAnswer::Silent}};
+  app.add_option("--csms-answer", c.csms_answer,
+                 "CALLs from the gateway: result (a schema-valid CALLRESULT), error (CALLERROR) "
+                 "or silent (never answered)")
+      ->transform(CLI::CheckedTransformer(answers, CLI::ignore_case));
+  app.add_option("--csms-answer-delay", c.csms_answer_delay_ms,
+                 "Milliseconds before a CALL from the gateway is answered")
+      ->check(CLI::NonNegativeNumber);
+
   std::map<std::string, RunMode> modes{{"fleet", RunMode::Fleet}, {"load", RunMode::Load}};
   app.add_option("--mode", c.mode,
                  "fleet: realistic sessions; load: MeterValues-heavy mix as fast as the "

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/csms_answers.hpp"
+
 namespace CLI {
 class App;
 }
@@ -60,6 +62,9 @@ struct SimConfig {
   double connect_rate = 1000;  // new connections per second
   int max_inflight = 1;        // 1 = strict OCPP-J
   double call_timeout_s = 30;
+  // How CALLs from the gateway are answered (sim/csms_answers.hpp), and after how long.
+  CsmsAnswer csms_answer = CsmsAnswer::Result;
+  double csms_answer_delay_ms = 0;
   // Run
   RunMode mode = RunMode::Fleet;
   double rate = 0;      // load mode: total CALLs/s to pace at (0: as fast as possible)

@@ -32,7 +32,7 @@ struct ShardStats {
   Counter calls_acked;      // CALLRESULT for one of our CALLs
   Counter call_errors;      // CALLERROR we did not provoke
   Counter expected_errors;  // CALLERROR for a frame we corrupted on purpose
-  Counter csms_calls;       // CALLs from the gateway (answered NotImplemented)
+  Counter csms_calls;       // CALLs from the gateway (answered as --csms-answer says)
   Counter busy;             // gauge: charge points with queued or unacknowledged work
   SharedHistogram ack_latency;
 };

@@ -44,10 +44,11 @@ function cli(dataDir, args) {
 }
 
 class Gateway {
-  constructor(dataDir, port, args) {
+  constructor(dataDir, port, args, env = {}) {
     this.dataDir = dataDir;
     this.port = port;
     this.args = args;
+    this.env = env; // on top of the test's own environment (e.g. OCPPGW_ADMIN_PASSWORD)
     this.url = `ws://127.0.0.1:${port}/ocpp`;
     this.dbPath = path.join(dataDir, 'ocppgw.db');
     this.logText = '';
@@ -55,7 +56,7 @@ class Gateway {
 
   async start() {
     this.proc = spawn(BIN, ['--listen', `127.0.0.1:${this.port}`, '--data-dir', this.dataDir,
-      '--threads', '2', ...this.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      '--threads', '2', ...this.args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.env } });
     this.proc.stderr.on('data', (d) => (this.logText += d));
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
     const deadline = Date.now() + 15000;
@@ -104,9 +105,9 @@ class Gateway {
   }
 }
 
-async function startGateway({ name = 'gw', dataDir, args = [], port } = {}) {
+async function startGateway({ name = 'gw', dataDir, args = [], port, env } = {}) {
   const dir = dataDir || tempDataDir(name);
-  return new Gateway(dir, port || (await freePort()), args).start();
+  return new Gateway(dir, port || (await freePort()), args, env).start();
 }
 
 // Polls `fn` until it returns a truthy value (events are committed before replies, but

@@ -4,9 +4,6 @@
 # CP->CSMS action (404), an unknown charge point (409), a charge point that never answers (504,
 # and the next call still works), a viewer (403); audit rows and CsmsCall events for each call.
 import asyncio
-import json
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
 
 import websockets
@@ -14,30 +11,8 @@ from ocpp.routing import on
 from ocpp.v16 import ChargePoint, call, call_result
 from ocpp.v16.enums import Action, RemoteStartStopStatus
 
+from api_client import ADMIN_ENV, ADMIN_PASSWORD, add_operator, login, request
 from gateway_process import GatewayProcess
-
-ADMIN_PASSWORD = "integration admin password"
-
-
-def request(gw, method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        raw = e.read()
-        return e.code, (json.loads(raw) if raw else None)
-
-
-def login(gw, name, password):
-    status, body = request(gw, "POST", "/api/v1/session", {"name": name, "password": password})
-    assert status == 200, body
-    return body["token"]
 
 
 class RemoteControlled(ChargePoint):
@@ -111,17 +86,12 @@ async def scenario(gw, op, viewer):
 
 def test_csms_calls_through_the_api(tmp_path):
     gw = GatewayProcess(tmp_path, args=["--csms-call-timeout", "1"],
-                        env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD})
+                        env=ADMIN_ENV)
     gw.start()
     try:
-        admin = login(gw, "admin", ADMIN_PASSWORD)
-        for name, role in [("op", "operator"), ("vic", "viewer")]:
-            status, body = request(gw, "POST", "/api/v1/operators",
-                                   {"name": name, "role": role, "password": f"{name} password 123"},
-                                   token=admin)
-            assert status == 201, body
-        op = login(gw, "op", "op password 123")
-        viewer = login(gw, "vic", "vic password 123")
+        admin = login(gw, "admin", ADMIN_PASSWORD)["token"]
+        op = add_operator(gw, admin, "op", "operator")
+        viewer = add_operator(gw, admin, "vic", "viewer")
         tx = asyncio.run(scenario(gw, op, viewer))
 
         status, audit = request(gw, "GET", "/api/v1/audit?limit=100", token=admin)

@@ -5,40 +5,13 @@
 import json
 import os
 import subprocess
-import urllib.error
 import urllib.request
 
+from api_client import call, login
 from gateway_process import BIN, GatewayProcess
 
 ADMIN = "root"
 ADMIN_PASSWORD = "integration admin password"
-
-
-def call(gw, method, path, body=None, token=None, cookie=None, csrf=None):
-    """(status, parsed JSON body or None, headers) of one request."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    if cookie:
-        req.add_header("Cookie", f"ocppgw_session={cookie}")
-    if csrf:
-        req.add_header("X-CSRF-Token", csrf)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            status, raw, headers = r.status, r.read(), r.headers
-    except urllib.error.HTTPError as e:
-        status, raw, headers = e.code, e.read(), e.headers
-    return status, (json.loads(raw) if raw else None), headers
-
-
-def login(gw, name, password):
-    status, body, headers = call(gw, "POST", "/api/v1/session", {"name": name, "password": password})
-    assert status == 200, body
-    assert headers["Set-Cookie"].startswith("ocppgw_session=" + body["token"])
-    return body
 
 
 def cli(data_dir, *args, env=None):

@@ -104,6 +104,28 @@ TEST(RpcSchemaSet, DateTimeFormatIsChecked) {
   }
 }
 
+TEST(RpcSchemaSet, MultipleOfToleratesDecimalDivisors) {
+  // limit has "multipleOf": 0.1; 16.0 / 0.1 is not exactly an integer in binary floating point.
+  auto profile = [](json limit) {
+    return json{{"connectorId", 1},
+                {"csChargingProfiles",
+                 {{"chargingProfileId", 1},
+                  {"stackLevel", 0},
+                  {"chargingProfilePurpose", "TxDefaultProfile"},
+                  {"chargingProfileKind", "Relative"},
+                  {"chargingSchedule",
+                   {{"chargingRateUnit", "A"},
+                    {"chargingSchedulePeriod", {{{"startPeriod", 0}, {"limit", limit}}}}}}}}};
+  };
+  for (const json& ok : {json(16.0), json(0.3), json(11000.0), json(7.7), json(0.0), json(32)})
+    EXPECT_TRUE(schemas().validate("SetChargingProfile", profile(ok)).ok) << ok;
+  for (const json& bad : {json(16.05), json(0.01), json(7.123)}) {
+    const auto r = schemas().validate("SetChargingProfile", profile(bad));
+    EXPECT_FALSE(r.ok) << bad;
+    EXPECT_EQ(r.code, RpcError::PropertyConstraintViolation) << bad;
+  }
+}
+
 TEST(RpcSchemaSet, HugeStringsAreValidatedWithoutBlowingTheStack) {
   // A timestamp is matched against the date-time format; a 1 MB one must simply fail.
   const json payload = {{"connectorId", 1},
