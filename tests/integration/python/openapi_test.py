@@ -10,40 +10,22 @@ import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
+from api_client import ADMIN_ENV, ADMIN_PASSWORD, call, login
 from gateway_process import ROOT, GatewayProcess
 
 DOCUMENT = os.path.join(ROOT, "web", "openapi.json")
-ADMIN_PASSWORD = "openapi admin password"
 # Logging out would end the token the rest of the run uses.
 EXCLUDED_OPERATIONS = ["logout"]
 CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_schema_conformance", "response_headers_conformance"]
 
 
-def request(gw, method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, r.read(), r.headers
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), e.headers
-
-
 def admin_token(gw):
-    status, raw, _ = request(gw, "POST", "/api/v1/session", {"name": "admin", "password": ADMIN_PASSWORD})
-    assert status == 200, raw
-    return json.loads(raw)["token"]
+    return login(gw, "admin", ADMIN_PASSWORD)["token"]
 
 
 def test_document_is_valid_openapi_3():
@@ -54,22 +36,22 @@ def test_document_is_valid_openapi_3():
 
 
 def test_binary_serves_the_repository_document_to_logged_in_users(tmp_path):
-    gw = GatewayProcess(tmp_path, env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD}).start()
+    gw = GatewayProcess(tmp_path, env=ADMIN_ENV).start()
     try:
-        status, raw, _ = request(gw, "GET", "/api/v1/openapi.json")
-        assert status == 401, raw
-        status, raw, headers = request(gw, "GET", "/api/v1/openapi.json", token=admin_token(gw))
+        status, body, _ = call(gw, "GET", "/api/v1/openapi.json")
+        assert status == 401, body
+        status, body, headers = call(gw, "GET", "/api/v1/openapi.json", token=admin_token(gw))
         assert status == 200
         assert headers["Content-Type"] == "application/json"
         with open(DOCUMENT, encoding="utf-8") as f:
-            assert json.loads(raw) == json.load(f)
+            assert body == json.load(f)
     finally:
         assert gw.stop() == 0
 
 
 def test_schemathesis_finds_no_5xx_and_no_undocumented_response(tmp_path):
     (tmp_path / "gw").mkdir()
-    gw = GatewayProcess(tmp_path / "gw", env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD}).start()
+    gw = GatewayProcess(tmp_path / "gw", env=ADMIN_ENV).start()
     try:
         token = admin_token(gw)
         args = [os.path.join(os.path.dirname(sys.executable), "schemathesis"), "run", DOCUMENT,
@@ -85,7 +67,7 @@ def test_schemathesis_finds_no_5xx_and_no_undocumented_response(tmp_path):
         assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
         assert "Tested:" in run.stdout
         # The gateway survived the fuzzing and still serves.
-        status, _, _ = request(gw, "GET", "/health")
+        status, _, _ = call(gw, "GET", "/health")
         assert status == 200
     finally:
         assert gw.stop() == 0
