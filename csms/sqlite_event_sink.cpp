@@ -47,6 +47,7 @@ class SqliteEventSink final : public EventSink {
  public:
   SqliteEventSink(const SqliteSinkOptions& options, std::unique_ptr<storage::Db> db)
       : options_(options), db_(std::move(db)) {
+    sink_metrics();  // listed on /metrics before the first commit
     thread_ = std::thread([this] { run(); });
   }
   ~SqliteEventSink() override { stop(); }

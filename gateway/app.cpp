@@ -23,6 +23,7 @@
 #include "kafka/publisher.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
+#include "rpc/frame_metrics.hpp"
 #include "util/logging.hpp"
 #include "web/metrics.hpp"
 
@@ -244,6 +245,8 @@ Status App::start() {
                [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); },
                nullptr,
                nullptr});
+  // Every frame counter is listed on /metrics (at 0) before the first charge point connects.
+  for (const auto* protocol : services_->protocols) rpc::FrameMetrics::of(*protocol);
   start_guards();
   add_health_sections(health_, *services_);
   health_.add_routes(router_);

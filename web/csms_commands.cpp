@@ -16,14 +16,18 @@ json error_body(std::string_view error, std::string_view description) {
 // ocppgw_csms_calls_total{action, outcome}. The action is a label only once the charge point's
 // protocol has vouched for it (every outcome but UnknownAction and NotConnected, which end the
 // call before its action is checked), so a client's misspellings cannot add labels.
-void count_call(const std::string& action, Kind kind) {
+metrics::Family<metrics::Counter>& calls_counter() {
   static auto& calls = metrics::process_registry().counter(
       "ocppgw_csms_calls_total",
       "CSMS->charge point calls made through the API, by action (\"other\": not checked or "
       "unknown) and outcome.",
       {"action", "outcome"});
+  return calls;
+}
+
+void count_call(const std::string& action, Kind kind) {
   const bool vouched = kind != Kind::UnknownAction && kind != Kind::NotConnected;
-  calls.with({vouched ? action : "other", std::string(outcome_name(kind))}).inc();
+  calls_counter().with({vouched ? action : "other", std::string(outcome_name(kind))}).inc();
 }
 
 }  // namespace
@@ -88,6 +92,7 @@ std::string_view outcome_name(Kind kind) {
 
 void add_command_routes(Router& router, CsmsCommands& commands, CommandGuard guard,
                         CommandAudit audit) {
+  calls_counter();  // listed (empty) on /metrics before the first call
   router.add(
       http::verb::post, "/api/v1/charge-points/{id}/calls/{action}",
       RouteHandler([&commands, guard = std::move(guard), audit = std::move(audit)](

@@ -7,14 +7,17 @@
 import asyncio
 import collections
 import json
+import os
 import socket
+import ssl
+import subprocess
 import urllib.error
 import urllib.request
 
 import websockets
 from prometheus_client.parser import text_string_to_metric_families
 
-from gateway_process import GatewayProcess, free_port
+from gateway_process import ROOT, GatewayProcess, free_port
 
 ADMIN_PASSWORD = "integration admin password"
 
@@ -240,6 +243,39 @@ def test_web_listen_serves_the_api_alone_with_limits(tmp_path):
             assert s.recv(100).startswith(b"HTTP/1.1 431"), "header over max_http_header_bytes"
         samples, _ = scrape(web)
         assert value(samples, "ocppgw_frames_received_total", version="1.6", type="call", action="Heartbeat") == 1
+    finally:
+        assert gw.stop() == 0
+
+
+def test_web_listen_over_tls(tmp_path):
+    certs = tmp_path / "certs"
+    subprocess.run([os.path.join(ROOT, "certs/make-dev-certs.sh"), str(certs)], check=True, timeout=60)
+    web = free_port()
+    gw = GatewayProcess(tmp_path / "data", args=["--web-listen", f"127.0.0.1:{web}",
+                                                 "--web-tls-cert", str(certs / "server.pem"),
+                                                 "--web-tls-key", str(certs / "server.key")],
+                        ready_port=web)
+    os.makedirs(gw.data_dir, exist_ok=True)
+    # start() asks over plain HTTP: wait for the listener with TLS instead.
+    context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    gw.log = open(gw.log_path, "ab")
+    gw.proc = subprocess.Popen(gw.args, stdout=subprocess.DEVNULL, stderr=gw.log, env=gw.env)
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"https://127.0.0.1:{web}/healthz", context=context, timeout=1) as r:
+                    assert r.status == 200 and json.loads(r.read()) == {"status": "alive"}
+                    break
+            except (OSError, ssl.SSLError):
+                assert gw.proc.poll() is None, gw.logs()
+                asyncio.run(asyncio.sleep(0.05))
+        else:
+            raise AssertionError("no HTTPS on web_listen: " + gw.logs())
+        with urllib.request.urlopen(f"https://127.0.0.1:{web}/metrics", context=context, timeout=5) as r:
+            assert r.status == 200 and b"# TYPE ocppgw_frames_received_total counter" in r.read()
+        with socket.create_connection(("127.0.0.1", web), timeout=5) as s:  # plain HTTP: no answer
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert not s.recv(100).startswith(b"HTTP/1.1 200")
     finally:
         assert gw.stop() == 0
 
