@@ -15,6 +15,7 @@
 
 #include "csms/sqlite_csms_state.hpp"
 #include "storage/gateway_db.hpp"
+#include "util/metrics.hpp"
 
 namespace ocppgw::csms {
 namespace {
@@ -22,10 +23,31 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using storage::Status;
 
+// The group commit's shape for /metrics: entries per transaction and how long each took.
+struct SinkMetrics {
+  metrics::Histogram& batch_size;
+  metrics::Histogram& commit_seconds;
+};
+const SinkMetrics& sink_metrics() {
+  static const SinkMetrics m{
+      metrics::process_registry()
+          .histogram("ocppgw_sink_batch_size",
+                     "Entries (frames and gateway events) per event log transaction.",
+                     {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000})
+          .get(),
+      metrics::process_registry()
+          .histogram("ocppgw_sink_commit_seconds",
+                     "Duration of one event log transaction, writes and fsync included.",
+                     metrics::latency_buckets())
+          .get()};
+  return m;
+}
+
 class SqliteEventSink final : public EventSink {
  public:
   SqliteEventSink(const SqliteSinkOptions& options, std::unique_ptr<storage::Db> db)
       : options_(options), db_(std::move(db)) {
+    sink_metrics();  // listed on /metrics before the first commit
     thread_ = std::thread([this] { run(); });
   }
   ~SqliteEventSink() override { stop(); }
@@ -148,6 +170,8 @@ void SqliteEventSink::run() {
         stats_.batches += 1;
         stats_.last_batch_size = batch.size();
         stats_.last_commit_ms = ms;
+        sink_metrics().batch_size.observe(static_cast<double>(batch.size()));
+        sink_metrics().commit_seconds.observe(ms / 1000);
       } else {
         fail(s, batch.size());
       }

@@ -23,8 +23,10 @@
 #include "kafka/publisher.hpp"
 #include "ocpp16/protocol.hpp"
 #include "ocpp201/protocol.hpp"
+#include "rpc/frame_metrics.hpp"
 #include "util/logging.hpp"
 #include "web/openapi.hpp"
+#include "web/metrics.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -78,6 +80,7 @@ class KafkaComponent : public Component {
     if (auto s = publisher_->start(); !s.ok()) return s;
     app.sink().add_commit_listener([p = publisher_.get()](const auto&) { p->notify(); });
     app.health().add({"kafka", [p = publisher_.get()] { return to_json(p->stats()); }, {}});
+    add_metrics(app.metrics(), *publisher_);
     log::info("kafka_publisher", "",
               {{"brokers",
                 c.kafka_brokers.empty() ? "none (events wait in the outbox)" : c.kafka_brokers},
@@ -86,6 +89,30 @@ class KafkaComponent : public Component {
   }
   void stop() override {
     if (publisher_) publisher_->stop();
+  }
+
+  static void add_metrics(metrics::Registry& registry, const kafka::KafkaPublisher& publisher) {
+    const auto* p = &publisher;
+    registry.add_collected(
+        "ocppgw_outbox_depth", "Events committed to the event log and not yet delivered to Kafka.",
+        metrics::Type::Gauge, {}, [p] {
+          return std::vector<metrics::Sample>{{{}, double(p->stats().outbox_depth)}};
+        });
+    registry.add_collected(
+        "ocppgw_outbox_oldest_unpublished_age_seconds",
+        "Age of the oldest event not yet delivered to Kafka; 0 when the outbox is empty.",
+        metrics::Type::Gauge, {}, [p] {
+          const auto age = p->stats().oldest_unpublished_age_ms;
+          return std::vector<metrics::Sample>{{{}, age ? double(*age) / 1000 : 0.0}};
+        });
+    registry.add_collected("ocppgw_kafka_delivery_errors_total",
+                           "Kafka delivery reports with an error, by librdkafka error name.",
+                           metrics::Type::Counter, {"code"}, [p] {
+                             std::vector<metrics::Sample> out;
+                             for (const auto& [code, n] : p->stats().delivery_errors_by_code)
+                               out.push_back({{code}, double(n)});
+                             return out;
+                           });
   }
 
  private:
@@ -111,6 +138,20 @@ class AnalyticsComponent : public Component {
     });
     app.health().add(
         {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }, {}});
+    auto* live = live_.get();
+    app.metrics().add_collected(
+        "ocppgw_analytics_lag_events",
+        "Events committed to the event log and not yet processed by analytics.",
+        metrics::Type::Gauge, {}, [live] {
+          return std::vector<metrics::Sample>{{{}, double(live->stats().lag_events())}};
+        });
+    app.metrics().add_collected(
+        "ocppgw_analytics_conservation_violations_total",
+        "Analytics batches whose conservation check failed (events in != events out + "
+        "quarantined + dropped duplicates); any increase is a defect.",
+        metrics::Type::Counter, {}, [live] {
+          return std::vector<metrics::Sample>{{{}, double(live->stats().conservation_violations)}};
+        });
     return {};
   }
   void stop() override {
@@ -152,6 +193,7 @@ web::ApiAuth& App::api_auth() { return *operator_api_->auth; }
 
 uint16_t App::port() const { return listener_ ? listener_->port() : 0; }
 uint16_t App::tls_port() const { return tls_listener_ ? tls_listener_->port() : 0; }
+uint16_t App::web_port() const { return web_listener_ ? web_listener_->port() : 0; }
 
 Status App::start() {
   std::error_code fs_ec;
@@ -204,6 +246,8 @@ Status App::start() {
                [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); },
                nullptr,
                nullptr});
+  // Every frame counter is listed on /metrics (at 0) before the first charge point connects.
+  for (const auto* protocol : services_->protocols) rpc::FrameMetrics::of(*protocol);
   start_guards();
   add_health_sections(health_, *services_);
   health_.add_routes(router_);
@@ -211,6 +255,7 @@ Status App::start() {
   if (!operator_api_) return status;
   add_command_routes();
   web::add_openapi_route(router_, api_auth());
+  add_metrics();
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -255,6 +300,12 @@ Status App::start() {
                                            : "client certificate (profile 3)")
              : config_.tls_basic_auth ? "basic (profile 2)"
                                       : "none (TLS only)");
+  if (web_listener_)
+    log::info("listening", "",
+              {{"scheme", config_.web_tls_cert.empty() ? "http" : "https"},
+               {"address", config_.web_listen_address},
+               {"port", std::to_string(web_listener_->port())},
+               {"serves", "the HTTP API only (web_listen)"}});
   return {};
 }
 
@@ -275,6 +326,21 @@ void App::add_command_routes() {
         auth.audit(who, "call." + action, charge_point_id, {{"result", result}},
                    outcome.kind == web::CommandOutcome::Kind::Result ? "ok" : result,
                    std::move(then));
+      });
+}
+
+void App::add_metrics() {
+  web::MetricsGuard guard;
+  if (config_.metrics_require_token)
+    guard = [&auth = api_auth()](const web::HttpRequest& request, const web::HttpRespond& respond) {
+      return auth.require(request, web::Role::Viewer, respond).has_value();
+    };
+  web::add_metrics_route(router_, {&metrics::process_registry(), &metrics_}, std::move(guard));
+  metrics_.add_collected(
+      "ocppgw_event_log_writable",
+      "1 while the event log accepts writes (what /readyz reports), else 0.", metrics::Type::Gauge,
+      {}, [this] {
+        return std::vector<metrics::Sample>{{{}, health_.failing().empty() ? 1.0 : 0.0}};
       });
 }
 
@@ -333,15 +399,19 @@ Status App::start_listeners() {
     (*out)->run();
     return {};
   };
+  // With web_listen the API leaves the charge point listeners (ListenerSecurity::serves_api).
+  const bool shared_api = !config_.web_listener_enabled();
   if (config_.plain_enabled()) {
     auto sec = std::make_shared<ListenerSecurity>();
     sec->scheme = "ws";
+    sec->serves_api = shared_api;
     if (config_.basic_auth) sec->basic_auth = authenticator_.get();
     if (auto s = make(config_.listen_address, config_.port, sec, &listener_); !s.ok()) return s;
   }
   if (config_.tls_enabled()) {
     auto sec = std::make_shared<ListenerSecurity>();
     sec->scheme = "wss";
+    sec->serves_api = shared_api;
     std::string error;
     sec->tls =
         make_server_tls_context({config_.tls_cert, config_.tls_key, config_.tls_client_ca}, &error);
@@ -349,6 +419,18 @@ Status App::start_listeners() {
     sec->client_certificates = !config_.tls_client_ca.empty();
     if (config_.tls_basic_auth) sec->basic_auth = authenticator_.get();
     if (auto s = make(config_.tls_listen_address, config_.tls_port, sec, &tls_listener_); !s.ok())
+      return s;
+  }
+  if (config_.web_listener_enabled()) {
+    auto sec = std::make_shared<ListenerSecurity>();
+    sec->serves_charge_points = false;
+    sec->scheme = config_.web_tls_cert.empty() ? "http" : "https";
+    if (!config_.web_tls_cert.empty()) {
+      std::string error;
+      sec->tls = make_server_tls_context({config_.web_tls_cert, config_.web_tls_key, ""}, &error);
+      if (!sec->tls) return Status::error("web_listen: " + error);
+    }
+    if (auto s = make(config_.web_listen_address, config_.web_port, sec, &web_listener_); !s.ok())
       return s;
   }
   return {};
@@ -370,6 +452,7 @@ int App::wait() {
             {{"phase", "closing sessions"}, {"sessions", std::to_string(registry_.size())}});
   if (listener_) listener_->stop();
   if (tls_listener_) tls_listener_->stop();
+  if (web_listener_) web_listener_->stop();
   for (const auto& s : registry_.sessions())
     s->close_async(boost::beast::websocket::close_code::going_away, "server shutting down");
   const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;

@@ -24,6 +24,7 @@
 #include "gateway/disk_guard.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
+#include "util/metrics.hpp"
 #include "util/status.hpp"
 #include "web/csms_commands.hpp"
 #include "web/health.hpp"
@@ -76,6 +77,11 @@ class App {
   // Where components add /health sections and HTTP routes (before the listeners start).
   web::Health& health() { return health_; }
   web::Router& router() { return router_; }
+  // Where components add the metrics they compute at scrape time (outbox depth, lag); the
+  // instruments counted as things happen live in metrics::process_registry(). /metrics renders
+  // both.
+  metrics::Registry& metrics() { return metrics_; }
+  uint16_t web_port() const;  // of the web_listen listener (0: off)
   // Authentication of REST API routes: a route calls api_auth().require(request, role, respond)
   // first (web/api_auth.hpp). Available from start() on, before the components start.
   web::ApiAuth& api_auth();
@@ -86,6 +92,8 @@ class App {
   // Part of start(): the open-file limit, the connection limiter and the disk guard.
   void start_guards();
   void add_command_routes();
+  // /metrics and the gateway's own scrape-time metrics.
+  void add_metrics();
   void poll_disk();
 
   Config config_;
@@ -103,10 +111,12 @@ class App {
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;
+  metrics::Registry metrics_;
   std::unique_ptr<OperatorApi> operator_api_;          // operators, sessions, audit log; ApiAuth
   std::unique_ptr<BasicAuthenticator> authenticator_;  // when a listener requires HTTP Basic
   std::shared_ptr<Listener> listener_;                 // plain ws
   std::shared_ptr<Listener> tls_listener_;             // wss
+  std::shared_ptr<Listener> web_listener_;             // web_listen: the HTTP API alone
   std::vector<std::unique_ptr<Component>> components_;
   size_t started_components_ = 0;
 

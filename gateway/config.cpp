@@ -195,6 +195,39 @@ void add_listener_options(std::vector<OptionSpec>& s) {
                          &Config::path_prefix));
 }
 
+// Where and how the HTTP API (REST, probes, /metrics) is served.
+void add_web_options(std::vector<OptionSpec>& s) {
+  s.push_back(host_port_opt("web_listen",
+                            "Address and port of the HTTP API's own listener; set: the API (REST, "
+                            "probes, /metrics) is served only there and the charge point listeners "
+                            "answer WebSocket upgrades only; empty or off: the API shares them",
+                            &Config::web_listen_address, &Config::web_port));
+  s.push_back(string_opt("web_tls_cert",
+                         "PEM server certificate (chain); set with web_tls_key: web_listen "
+                         "serves HTTPS",
+                         &Config::web_tls_cert));
+  s.push_back(string_opt("web_tls_key", "PEM private key of web_tls_cert", &Config::web_tls_key));
+  s.push_back(
+      {"metrics_require_token",
+       "true: /metrics answers logged-in operators (viewer and up) only; false: anyone "
+       "(it carries counts, never ids or secrets)",
+       [](Config& c, const std::string& v) { return parse_bool(v, c.metrics_require_token); },
+       [](const Config& c) { return std::string(c.metrics_require_token ? "true" : "false"); }});
+  s.push_back(number_opt("max_http_header_bytes",
+                         "Largest HTTP request line and header fields (upgrades and API); larger: "
+                         "431 and the connection is closed",
+                         &Limits::max_http_header_bytes, size_t{1024}, size_t{1} << 20));
+  s.push_back(number_opt("max_http_body_bytes",
+                         "Largest HTTP request body (API); larger: 413 and the connection is "
+                         "closed",
+                         &Limits::max_http_body_bytes, size_t{1024}, size_t{1} << 30));
+  s.push_back(number_opt("web_request_timeout",
+                         "Seconds web_listen allows to read one request (and a kept-alive "
+                         "connection to send the next); then the connection is closed. The "
+                         "charge point listeners use handshake_timeout",
+                         &Limits::web_request_timeout_s, 1, 3600));
+}
+
 // Where events are kept and published.
 void add_storage_options(std::vector<OptionSpec>& s) {
   s.push_back(string_opt("data_dir", "Folder of the SQLite event log (ocppgw.db) and the secret",
@@ -378,6 +411,7 @@ void add_logging_options(std::vector<OptionSpec>& s) {
 std::vector<OptionSpec> make_specs() {
   std::vector<OptionSpec> s;
   add_listener_options(s);
+  add_web_options(s);
   add_storage_options(s);
   add_protocol_options(s);
   add_subprotocol_options(s);
@@ -561,6 +595,10 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
                 " is set but tls_listen is off");
   if (!c.plain_enabled() && c.basic_auth)
     return fail("basic_auth applies to the plain listener, which is off (use tls_basic_auth)");
+  if (c.web_tls_cert.empty() != c.web_tls_key.empty())
+    return fail("web_tls_cert and web_tls_key go together (PEM files)");
+  if (!c.web_listener_enabled() && !c.web_tls_cert.empty())
+    return fail("web_tls_cert is set but web_listen is off");
   return c;
 }
 

@@ -43,8 +43,11 @@ struct Limits {
   int max_connections_per_address = 0;      // 0: unlimited (NAT and load balancers share one)
   double max_messages_per_s = 200;          // per connection; excess is delayed, never dropped
   size_t max_inflight_per_connection = 64;  // frames awaiting commit before reading pauses
-  size_t max_http_body_bytes = 64 * 1024;
-  size_t max_events_per_frame = 1000;  // a CALL mapping to more is refused (CALLERROR)
+  // HTTP requests other than charge point frames (the upgrade request, the REST API):
+  size_t max_http_header_bytes = 8 * 1024;  // request line and fields; over: 431, closed
+  size_t max_http_body_bytes = 64 * 1024;   // over: 413, closed
+  int web_request_timeout_s = 10;           // reading one request on web_listen; over: closed
+  size_t max_events_per_frame = 1000;       // a CALL mapping to more is refused (CALLERROR)
 };
 
 struct ChargePointOverride {
@@ -81,6 +84,14 @@ struct Config {
   std::string id_token_secret;  // empty: generated once and kept in <data_dir>/id_token_secret
   int threads = 0;              // 0: one per core
   int api_session_ttl_s = 12 * 3600;  // REST API login sessions (bearer token and cookie)
+  // The HTTP API's own listener (docs/configuration.md, "HTTP API listener"); an empty address:
+  // the API shares the charge point listeners. Set: the API is served only there (HTTPS with
+  // web_tls_cert and web_tls_key) and the charge point listeners answer upgrades only.
+  std::string web_listen_address;
+  uint16_t web_port = 0;
+  std::string web_tls_cert;
+  std::string web_tls_key;
+  bool metrics_require_token = false;  // /metrics for logged-in viewers only
   std::vector<rpc::OcppVersion> subprotocols = {rpc::OcppVersion::v201, rpc::OcppVersion::v16};
   std::map<std::string, ChargePointOverride, std::less<>> charge_points;
   Limits limits;
@@ -92,6 +103,7 @@ struct Config {
   std::string analytics_db_path() const { return data_dir + "/analytics.db"; }
   bool plain_enabled() const { return !listen_address.empty(); }
   bool tls_enabled() const { return !tls_listen_address.empty(); }
+  bool web_listener_enabled() const { return !web_listen_address.empty(); }
   rpc::ValidationMode validation_for(std::string_view charge_point_id) const;
   // Server preference order for this charge point (its pin alone, when pinned).
   std::vector<rpc::OcppVersion> subprotocols_for(std::string_view charge_point_id) const;

@@ -19,6 +19,7 @@
 #include "rpc/dispatcher.hpp"
 #include "storage/db.hpp"
 #include "util/logging.hpp"
+#include "util/metrics.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::gateway {
@@ -27,8 +28,6 @@ namespace {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
-
-constexpr size_t kMaxHeaderBytes = 8 * 1024;
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -80,6 +79,40 @@ HttpResponse closing_response(http::status status, unsigned version, std::string
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   return res;
+}
+
+// The OCPP security profile a listener enforces: "1" HTTP Basic over ws, "2" TLS and HTTP
+// Basic, "3" TLS client certificates; "0" no charge point authentication (ws, or wss alone).
+std::string security_profile(const ListenerSecurity& security) {
+  if (security.tls && security.client_certificates) return "3";
+  if (security.basic_auth) return security.tls ? "2" : "1";
+  return "0";
+}
+
+// Held for as long as a charge point's WebSocket lives (with its connection slot), so the
+// connections gauge counts the connections open right now.
+class CountedConnection {
+ public:
+  CountedConnection(std::shared_ptr<void> slot, metrics::Gauge& gauge)
+      : slot_(std::move(slot)), gauge_(gauge) {
+    gauge_.add(1);
+  }
+  ~CountedConnection() { gauge_.add(-1); }
+  CountedConnection(const CountedConnection&) = delete;
+  CountedConnection& operator=(const CountedConnection&) = delete;
+
+ private:
+  std::shared_ptr<void> slot_;
+  metrics::Gauge& gauge_;
+};
+
+metrics::Gauge& connections_gauge(rpc::OcppVersion version, const ListenerSecurity& security) {
+  return metrics::process_registry()
+      .gauge("ocppgw_connections",
+             "Charge point WebSocket connections open, by OCPP version and security profile "
+             "(0: none, 1: Basic over ws, 2: TLS and Basic, 3: TLS client certificates).",
+             {"version", "security_profile"})
+      .with({std::string(rpc::to_string(version)), security_profile(security)});
 }
 
 std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
@@ -215,11 +248,12 @@ void HttpSession::on_tls_handshake(beast::error_code ec) {
 }
 
 void HttpSession::do_read() {
+  const auto& limits = services_.config.limits;
   parser_.emplace();
-  parser_->header_limit(kMaxHeaderBytes);
-  parser_->body_limit(services_.config.limits.max_http_body_bytes);
-  tcp_layer(stream_).expires_after(
-      std::chrono::seconds(services_.config.limits.handshake_timeout_s));
+  parser_->header_limit(static_cast<uint32_t>(limits.max_http_header_bytes));
+  parser_->body_limit(limits.max_http_body_bytes);
+  tcp_layer(stream_).expires_after(std::chrono::seconds(
+      security_->serves_charge_points ? limits.handshake_timeout_s : limits.web_request_timeout_s));
   visit_stream(stream_, [&](auto& stream) {
     http::async_read(stream, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t bytes) {
@@ -242,8 +276,25 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
     return;
   }
   if (ec) {
-    log::warn("http_bad_request", "", {{"remote", remote_address_}, {"error", ec.message()}});
-    write(closing_response(http::status::bad_request, 11, "bad request: " + ec.message()));
+    // Over a size limit: the status says which, so a client can tell its request was too big
+    // rather than malformed. The rest of the request is unread: the connection must close.
+    const auto status = ec == http::error::body_limit ? http::status::payload_too_large
+                        : ec == http::error::header_limit
+                            ? http::status::request_header_fields_too_large
+                            : http::status::bad_request;
+    log::warn("http_bad_request", "",
+              {{"remote", remote_address_},
+               {"status", std::to_string(static_cast<int>(status))},
+               {"error", ec.message()}});
+    const std::string detail =
+        status == http::status::payload_too_large
+            ? "the body exceeds max_http_body_bytes (" +
+                  std::to_string(services_.config.limits.max_http_body_bytes) + ")"
+        : status == http::status::request_header_fields_too_large
+            ? "the request header exceeds max_http_header_bytes (" +
+                  std::to_string(services_.config.limits.max_http_header_bytes) + ")"
+            : "bad request: " + ec.message();
+    write(closing_response(status, 11, detail));
     return;
   }
   HttpRequest request = parser_->release();
@@ -254,8 +305,19 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
     write(closing_response(http::status::not_implemented, request.version(), std::move(error)));
     return;
   }
+  if (is_upgrade && !security_->serves_charge_points)
+    return refuse(request, http::status::not_found,
+                  "this listener serves the HTTP API; charge points connect to the OCPP listeners",
+                  "");
   if (is_upgrade) {
     upgrade(std::move(request));
+    return;
+  }
+  if (!security_->serves_api) {
+    // With web_listen the API is there only: nothing but upgrades is answered here, so the
+    // charge point port exposes no API route (not even the probes) to the charge point network.
+    write(closing_response(http::status::not_found, request.version(),
+                           "not found: this listener serves OCPP WebSocket upgrades only"));
     return;
   }
   // What only the connection knows, for routes to trust (web/http.hpp); set() replaces any
@@ -334,9 +396,11 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
     return;
   }
   // buffer_ may already hold the client's first frames (sent right behind the request).
+  auto slot = std::make_shared<CountedConnection>(
+      std::move(slot_), connections_gauge(*negotiation.chosen, *security_));
   auto session = std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
                                              *services_.protocol(*negotiation.chosen),
-                                             std::move(slot_), buffer_.data());
+                                             std::move(slot), buffer_.data());
   session->run(std::move(request));
 }
 

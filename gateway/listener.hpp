@@ -6,7 +6,7 @@
 // spinning, logging at most one line per kLogInterval with the count of what it left out.
 // One Listener serves one endpoint with one security setting (ListenerSecurity): plain ws with
 // or without HTTP Basic (OCPP security profile 1), or wss with HTTP Basic (profile 2) and/or
-// client certificates (profile 3).
+// client certificates (profile 3); or, for web_listen, the HTTP API alone over HTTP or HTTPS.
 // Threading: the acceptor runs on its own strand; stop() may be called from any thread.
 #pragma once
 
@@ -40,6 +40,10 @@ struct ListenerSecurity {
   // Non-null: HTTP Basic is required. Owned by the App, which stops the I/O threads before
   // destroying it.
   BasicAuthenticator* basic_auth = nullptr;
+  // What the listener serves: charge points (WebSocket upgrades), the HTTP API (every other
+  // request), or both (without web_listen). The other kind of request gets a 404.
+  bool serves_charge_points = true;
+  bool serves_api = true;
 };
 
 // Counts live connections, in total (every listener shares one limiter, so the total stays

@@ -46,6 +46,7 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
       mode_(services.validation_for(charge_point_id_)),
       connected_ms_(util::now_ms()),
       slot_(std::move(slot)),
+      frame_metrics_(rpc::FrameMetrics::of(protocol)),
       refilled_(std::chrono::steady_clock::now()),
       rate_timer_(ws_.get_executor()),
       recent_at_(refilled_),
@@ -236,6 +237,7 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
   }
   std::string text = beast::buffers_to_string(buffer_.data());
   buffer_.consume(buffer_.size());
+  frame_read_at_ = now;
   if (draining_) return;  // closing: unanswered, so the charge point will send it again
   if (text.size() >= kOffloadBytes && services_.bulk) return dispatch_offloaded(std::move(text));
   handle_text(std::move(text));
@@ -276,6 +278,7 @@ void WsSession::dispatch_offloaded(std::string text) {
 
 void WsSession::on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc::WriteSet> writes,
                               rpc::InboundResult result) {
+  frame_metrics_.count(result);
   auto ctx = context(now);
   if (result.response) {
     if (pending_.complete(*result.response)) {
@@ -311,6 +314,7 @@ void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
                              websocket::close_code code, std::string close_reason) {
   const int64_t now = util::now_ms();
   auto ctx = context(now);
+  frame_metrics_.count_malformed();
   log::warn("frame_refused", charge_point_id_,
             {{"reason", reason}, {"close_code", std::to_string(static_cast<int>(code))}});
   submit(std::string(raw), now, {rpc::invalid_event(ctx, raw, reason)}, nullptr, {});
@@ -320,7 +324,7 @@ void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
 void WsSession::submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
                        std::unique_ptr<rpc::WriteSet> writes, std::string reply) {
   const uint64_t seq = inflight_base_ + inflight_.size();
-  inflight_.push_back({false, std::move(reply)});
+  inflight_.push_back({false, std::move(reply), frame_read_at_});
   csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.raw_frame = std::move(raw);
@@ -356,9 +360,13 @@ void WsSession::flush_replies() {
   while (!inflight_.empty() && inflight_.front().ready) {
     // Popped before sending: send() may end the session (outbound overflow) and clear inflight_.
     std::string reply = std::move(inflight_.front().reply);
+    const auto read_at = inflight_.front().read_at;
     inflight_.pop_front();
     ++inflight_base_;
-    if (!reply.empty()) send(std::move(reply));
+    if (reply.empty()) continue;
+    frame_metrics_.observe_ack(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_at).count());
+    send(std::move(reply));
   }
   do_read();
   maybe_finish_close();

@@ -26,6 +26,7 @@
 #include "gateway/session_registry.hpp"
 #include "gateway/tls_stream.hpp"
 #include "rpc/dispatcher.hpp"
+#include "rpc/frame_metrics.hpp"
 
 namespace ocppgw::gateway {
 
@@ -57,6 +58,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   struct Inflight {
     bool ready = false;
     std::string reply;  // empty: nothing to send (e.g. a frame without a readable id)
+    std::chrono::steady_clock::time_point read_at;  // of the frame, for the ack latency
   };
 
   void on_accept(boost::beast::error_code ec);
@@ -101,8 +103,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   const rpc::ValidationMode mode_;
   const int64_t connected_ms_;
   std::shared_ptr<void> slot_;
+  rpc::FrameMetrics& frame_metrics_;
 
   boost::beast::flat_buffer buffer_;
+  std::chrono::steady_clock::time_point frame_read_at_;  // when the last whole frame was read
   bool reading_ = false;
   bool offloaded_ = false;         // a frame is being dispatched on the bulk pool
   std::deque<Inflight> inflight_;  // front has sequence number inflight_base_

@@ -80,6 +80,7 @@ InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view mes
   r.error = error.description;
   invalid.error_code = std::string(wire_name(error.code, ctx.version));
   r.events.push_back(std::move(invalid));
+  if (answer) r.error_code = error.code;
   if (answer)
     r.reply = serialize_call_error(message_id.empty() ? std::string_view("-1") : message_id,
                                    error.code, ctx.version, error.description);
@@ -147,19 +148,22 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   ctx.message_id = frame.message_id;
   if (frame.type != MessageType::Call) {
     InboundResult r;
+    r.type = frame.type;
     r.response = std::move(frame);
     return r;  // the session matches it against its pending calls
   }
 
   ctx.action = clip(frame.action);
   const std::optional<std::string> redacted = redacted_call(ctx, frame, text);
+  const ActionSpec* spec = protocol.find(frame.action);
   auto refuse_call = [&](const CallError& error) {
     InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
                              frame.message_id, error);
     r.stored_frame = stored_refused(redacted, text);
+    r.type = MessageType::Call;
+    r.spec = spec;
     return r;
   };
-  const ActionSpec* spec = protocol.find(frame.action);
   if (!spec) return refuse_call({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
   if (text.size() > ctx.policy.max_call_bytes &&
       std::find(ctx.policy.large_call_actions.begin(), ctx.policy.large_call_actions.end(),
@@ -205,6 +209,8 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   }
 
   InboundResult r;
+  r.type = MessageType::Call;
+  r.spec = spec;
   r.stored_frame = redacted;
   r.reply = serialize_call_result(frame.message_id, response);
   try {

@@ -24,6 +24,12 @@ struct InboundResult {
   // their HMAC (raw tokens are never stored), or when a refused frame is cut to its first
   // 64 KiB. Unset: store the text as received.
   std::optional<std::string> stored_frame;
+  // What the frame was, for the frame and CALLERROR counters (rpc/frame_metrics.hpp): its
+  // message type (nullopt: unreadable), the action of a CALL when the version's table has it
+  // (null otherwise), and the code when `reply` is a CALLERROR.
+  std::optional<MessageType> type;
+  const ActionSpec* spec = nullptr;
+  std::optional<RpcError> error_code;
 };
 
 // `caller` is the connection's context (who, when, mode, state, write set); the frame's own

@@ -1,6 +1,8 @@
 // web/csms_commands.cpp: see csms_commands.hpp.
 #include "web/csms_commands.hpp"
 
+#include "util/metrics.hpp"
+
 namespace ocppgw::web {
 namespace {
 
@@ -9,6 +11,23 @@ using Kind = CommandOutcome::Kind;
 
 json error_body(std::string_view error, std::string_view description) {
   return {{"error", std::string(error)}, {"description", std::string(description)}};
+}
+
+// ocppgw_csms_calls_total{action, outcome}. The action is a label only once the charge point's
+// protocol has vouched for it (every outcome but UnknownAction and NotConnected, which end the
+// call before its action is checked), so a client's misspellings cannot add labels.
+metrics::Family<metrics::Counter>& calls_counter() {
+  static auto& calls = metrics::process_registry().counter(
+      "ocppgw_csms_calls_total",
+      "CSMS->charge point calls made through the API, by action (\"other\": not checked or "
+      "unknown) and outcome.",
+      {"action", "outcome"});
+  return calls;
+}
+
+void count_call(const std::string& action, Kind kind) {
+  const bool vouched = kind != Kind::UnknownAction && kind != Kind::NotConnected;
+  calls_counter().with({vouched ? action : "other", std::string(outcome_name(kind))}).inc();
 }
 
 }  // namespace
@@ -73,6 +92,7 @@ std::string_view outcome_name(Kind kind) {
 
 void add_command_routes(Router& router, CsmsCommands& commands, CommandGuard guard,
                         CommandAudit audit) {
+  calls_counter();  // listed (empty) on /metrics before the first call
   router.add(
       http::verb::post, "/api/v1/charge-points/{id}/calls/{action}",
       RouteHandler([&commands, guard = std::move(guard), audit = std::move(audit)](
@@ -91,6 +111,7 @@ void add_command_routes(Router& router, CsmsCommands& commands, CommandGuard gua
         commands.call(params.at("id"), params.at("action"), std::move(payload), who->name,
                       [shared, respond = std::move(respond), audit, who = *who,
                        id = params.at("id"), action = params.at("action")](CommandOutcome outcome) {
+                        count_call(action, outcome.kind);
                         auto answer = command_response(*shared, outcome);
                         audit(who, id, action, outcome,
                               [respond, answer = std::move(answer)]() mutable {

@@ -17,7 +17,28 @@ nlohmann::json Health::report(bool* healthy) const {
   return body;
 }
 
+std::vector<std::string> Health::failing() const {
+  std::vector<std::string> out;
+  for (const auto& section : sections_)
+    if (section.healthy && !section.healthy()) out.push_back(section.name);
+  return out;
+}
+
 void Health::add_routes(Router& router) const {
+  router.add(http::verb::get, "/healthz", [](HttpRequest&& request, HttpRespond respond) {
+    respond(json_response(request, http::status::ok, {{"status", "alive"}}));
+  });
+  router.add(http::verb::get, "/readyz", [this](HttpRequest&& request, HttpRespond respond) {
+    const auto failed = failing();
+    if (failed.empty())
+      return respond(json_response(request, http::status::ok, {{"status", "ready"}}));
+    std::string names;
+    for (const auto& name : failed) names += (names.empty() ? "" : ", ") + name;
+    respond(json_response(request, http::status::service_unavailable,
+                          {{"status", "not ready"},
+                           {"failing", failed},
+                           {"error", "the event log refuses writes (failing: " + names + ")"}}));
+  });
   router.add(http::verb::get, "/health", [this](HttpRequest&& request, HttpRespond respond) {
     bool healthy = true;
     const auto body = report(&healthy);

@@ -1,9 +1,13 @@
-// web/health.hpp: GET /health. Each part of the gateway (event sink, CSMS state, connections,
-// analytics, Kafka) registers a named section at start-up; a request reads every section's
-// report and answers 200 {"status":"ok", ...} while every check that gates health passes, and
-// 503 {"status":"unhealthy", ...} otherwise, so a load balancer stops sending charge points to
-// a node whose event log refuses writes. Sections are read from I/O threads: each report and
-// check must be thread-safe and cheap (counters, not queries).
+// web/health.hpp: GET /health, and the probes GET /healthz and GET /readyz. Each part of the
+// gateway (event sink, CSMS state, connections, analytics, Kafka) registers a named section at
+// start-up; a request reads every section's report and answers 200 {"status":"ok", ...} while every
+// check that gates health passes, and 503 {"status":"unhealthy", ...} otherwise, so a load balancer
+// stops sending charge points to a node whose event log refuses writes. Sections are read from I/O
+// threads: each report and check must be thread-safe and cheap (counters, not queries). The probes
+// are for orchestrators (docs/api.md, "Metrics and probes"): /healthz answers 200 while the process
+// serves HTTP at all (liveness); /readyz answers 200 while every gating check passes and 503 naming
+// the failing sections otherwise (readiness: take the node out of the load balancer, do not restart
+// it). None needs a login; none says more than /health does.
 #pragma once
 
 #include <functional>
@@ -28,7 +32,9 @@ class Health {
   void add(HealthSection section);
   // The /health body; *healthy is false when any section's check fails.
   nlohmann::json report(bool* healthy) const;
-  // Adds GET (and HEAD) /health to `router`; this object must outlive it.
+  // The names of the sections whose gating check fails now (empty: ready).
+  std::vector<std::string> failing() const;
+  // Adds GET (and HEAD) /health, /healthz and /readyz to `router`; this object must outlive it.
   void add_routes(Router& router) const;
 
  private:

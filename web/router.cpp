@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/metrics.hpp"
+
 namespace ocppgw::web {
 
 HttpResponse make_response(const HttpRequest& request, http::status status, std::string body,
@@ -47,6 +49,20 @@ std::vector<std::string_view> split_path(std::string_view path) {
     path.remove_prefix(slash + 1);
   }
   return out;
+}
+
+// The route's answer, counted by method, route pattern and status on its way out.
+HttpRespond counted(HttpRespond respond, http::verb method, std::string route) {
+  static auto& requests = metrics::process_registry().counter(
+      "ocppgw_http_requests_total",
+      "HTTP requests answered by the router (REST API, probes, metrics), by method, route "
+      "pattern (\"unmatched\": no route) and status.",
+      {"method", "route", "status"});
+  return [respond = std::move(respond), method, route = std::move(route)](HttpResponse res) {
+    requests.with({std::string(http::to_string(method)), route, std::to_string(res.result_int())})
+        .inc();
+    respond(std::move(res));
+  };
 }
 
 bool is_param(std::string_view segment) {
@@ -106,7 +122,7 @@ void Router::add(http::verb method, const std::string& pattern, RouteHandler han
       route.methods[method] = std::move(handler);
       return;
     }
-  routes_.push_back({std::move(segments), {{method, std::move(handler)}}});
+  routes_.push_back({pattern, std::move(segments), {{method, std::move(handler)}}});
 }
 
 void Router::add(http::verb method, const std::string& pattern, HttpHandler handler) {
@@ -155,6 +171,7 @@ const Router::Route* Router::match(std::string_view path, PathParams* params) co
 void Router::handle(HttpRequest&& request, HttpRespond respond) const {
   PathParams params;
   const Route* route = match(target_path(request.target()), &params);
+  respond = counted(std::move(respond), request.method(), route ? route->pattern : "unmatched");
   if (!route) return respond(text_response(request, http::status::not_found, "not found"));
   const auto method = request.method() == http::verb::head ? http::verb::get : request.method();
   const auto handler = route->methods.find(method);
@@ -173,11 +190,8 @@ void Router::handle(HttpRequest&& request, HttpRespond respond) const {
 
 std::vector<std::pair<http::verb, std::string>> Router::routes() const {
   std::vector<std::pair<http::verb, std::string>> out;
-  for (const auto& route : routes_) {
-    std::string pattern;
-    for (const auto& segment : route.segments) pattern += "/" + segment;
-    for (const auto& [verb, unused] : route.methods) out.emplace_back(verb, pattern);
-  }
+  for (const auto& route : routes_)
+    for (const auto& [verb, unused] : route.methods) out.emplace_back(verb, route.pattern);
   return out;
 }
 

@@ -5,7 +5,9 @@
 // non-empty segment and reaches the handler percent-decoded. A literal segment wins over a
 // parameter at the same place, so "/charge-points/count" can sit beside "/charge-points/{id}".
 // A path no route knows is 404; a known path with another method is 405 with an Allow header;
-// HEAD is served by the GET route (Beast drops the body).
+// HEAD is served by the GET route (Beast drops the body). Every answer is counted in
+// ocppgw_http_requests_total{method, route, status}, by the route's pattern (never the raw
+// path, so the labels stay bounded); a path no route knows counts as route="unmatched".
 #pragma once
 
 #include <functional>
@@ -39,6 +41,7 @@ class Router {
 
  private:
   struct Route {
+    std::string pattern;                // as added, the metrics label
     std::vector<std::string> segments;  // "{name}" for a parameter
     std::map<http::verb, RouteHandler> methods;
   };

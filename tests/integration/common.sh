@@ -1,13 +1,17 @@
 # tests/integration/common.sh: sourced by the integration runners.
 # ensure_venv ROOT installs the PyPI packages of tests/integration/requirements.txt into
-# ROOT/.venv when they are missing (pip cache ~/.cache/ocppgw/pip) and sets $venv; it returns
-# non-zero when pip fails.
+# ROOT/.venv (pip cache ~/.cache/ocppgw/pip) unless that exact file was installed there before
+# (a stamp holds its hash, so a changed pin reinstalls) and sets $venv; it returns non-zero when
+# pip fails.
 ensure_venv() {
   venv="$1/.venv"
-  "$venv/bin/python" -c 'import ocpp, websockets, pytest, openapi_spec_validator, schemathesis' 2>/dev/null && return 0
+  local requirements="$1/tests/integration/requirements.txt" stamp="$1/.venv/.requirements.sha256"
+  local want
+  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+  [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
   { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
-      -r "$1/tests/integration/requirements.txt"
+    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" -r "$requirements" &&
+    echo "$want" >"$stamp"
 }
 
 # count_pytest LOG RC: sets p and f from a `pytest -q` summary in LOG; a non-zero RC with no

@@ -1,6 +1,6 @@
 # tests/integration/gateway_process.py: the real `ocppgw` binary (env OCPPGW_BIN) as a child
 # process for the pytest suites: started on loopback with a data dir, ready once GET /health
-# answers 200, stopped with SIGTERM (its exit code is the suite's to check).
+# (or ready_path) answers 200, stopped with SIGTERM (its exit code is the suite's to check).
 import json
 import os
 import socket
@@ -20,9 +20,13 @@ def free_port():
 
 
 class GatewayProcess:
-    def __init__(self, data_dir, args=(), port=None, env=None):
+    def __init__(self, data_dir, args=(), port=None, env=None, ready_port=None, ready_path="/health"):
         self.data_dir = str(data_dir)
         self.port = port or free_port()
+        # Where start() waits for a 200: the web_listen port when the API has its own listener;
+        # /healthz for a gateway that is meant to start unhealthy.
+        self.ready_port = ready_port or self.port
+        self.ready_path = ready_path
         self.url = f"ws://127.0.0.1:{self.port}/ocpp"
         self.db_path = os.path.join(self.data_dir, "ocppgw.db")
         self.log_path = os.path.join(self.data_dir, "gateway.log")
@@ -39,7 +43,7 @@ class GatewayProcess:
         while time.time() < deadline:
             assert self.proc.poll() is None, "ocppgw exited early: " + self.logs()
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1) as r:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.ready_port}{self.ready_path}", timeout=1) as r:
                     if r.status == 200:
                         return self
             except OSError:

@@ -172,6 +172,38 @@ TEST(Config, InconsistentSecuritySettingsAreRefused) {
   EXPECT_NE(error.find("--tls-listen"), std::string::npos) << error;
 }
 
+TEST(Config, WebListenerAndHttpLimits) {
+  fake_env.clear();
+  auto c = load({});
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->web_listener_enabled());
+  EXPECT_FALSE(c->metrics_require_token);
+  EXPECT_EQ(c->limits.max_http_header_bytes, 8192u);
+  EXPECT_EQ(c->limits.max_http_body_bytes, 65536u);
+  EXPECT_EQ(c->limits.web_request_timeout_s, 10);
+
+  fake_env = {{"OCPPGW_METRICS_REQUIRE_TOKEN", "true"}, {"OCPPGW_MAX_HTTP_BODY_BYTES", "2048"}};
+  c = load({"--web-listen", "127.0.0.1:8081", "--web-tls-cert", "a.pem", "--web-tls-key", "a.key",
+            "--max-http-header-bytes", "4096", "--web-request-timeout", "3"});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->web_listener_enabled());
+  EXPECT_EQ(c->web_listen_address, "127.0.0.1");
+  EXPECT_EQ(c->web_port, 8081);
+  EXPECT_EQ(c->web_tls_cert, "a.pem");
+  EXPECT_TRUE(c->metrics_require_token);
+  EXPECT_EQ(c->limits.max_http_body_bytes, 2048u);
+  EXPECT_EQ(c->limits.max_http_header_bytes, 4096u);
+  EXPECT_EQ(c->limits.web_request_timeout_s, 3);
+
+  fake_env.clear();
+  std::string error;
+  EXPECT_FALSE(load({"--web-listen", "127.0.0.1:8081", "--web-tls-cert", "a.pem"}, &error));
+  EXPECT_NE(error.find("web_tls_cert and web_tls_key go together"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--web-tls-cert", "a.pem", "--web-tls-key", "a.key"}, &error));
+  EXPECT_NE(error.find("web_listen is off"), std::string::npos) << error;
+  EXPECT_FALSE(load({"--max-http-header-bytes", "10"}, &error));
+}
+
 TEST(Config, GeneratedSecretIsKeptInTheDataDirUnlessOneIsConfigured) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ocppgw-secret-" + std::to_string(::getpid()));

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/metrics.hpp"
+
 namespace ocppgw::web {
 namespace {
 
@@ -116,6 +118,28 @@ TEST(CsmsCommandsRoute, RefusedCallerGetsTheGuardsAnswerAndNothingIsSent) {
   EXPECT_EQ(f.post("/api/v1/charge-points/CP1/calls/Reset", "{}").result(),
             http::status::forbidden);
   EXPECT_EQ(f.commands.calls, 0);
+}
+
+TEST(CsmsCommandsRoute, CountsCallsByActionAndOutcomeWithUncheckedActionsAsOther) {
+  auto& calls =
+      metrics::process_registry().counter("ocppgw_csms_calls_total", "", {"action", "outcome"});
+  auto& reset_ok = calls.with({"TestReset", "CallResult"});
+  auto& other_unknown = calls.with({"other", "UnknownAction"});
+  auto& other_offline = calls.with({"other", "NotConnected"});
+  const uint64_t ok0 = reset_ok.value(), unknown0 = other_unknown.value(),
+                 offline0 = other_offline.value();
+  Fixture f;
+  f.post("/api/v1/charge-points/CP-1/calls/TestReset", "{}");
+  f.commands.next.kind = Kind::UnknownAction;
+  f.post("/api/v1/charge-points/CP-1/calls/Misspelt", "{}");
+  f.commands.next.kind = Kind::NotConnected;
+  f.post("/api/v1/charge-points/CP-1/calls/AnythingAtAll", "{}");
+  EXPECT_EQ(reset_ok.value() - ok0, 1u);
+  EXPECT_EQ(other_unknown.value() - unknown0, 1u);
+  EXPECT_EQ(other_offline.value() - offline0, 1u);
+  const std::string text = metrics::process_registry().render();
+  EXPECT_EQ(text.find("Misspelt"), std::string::npos);
+  EXPECT_EQ(text.find("AnythingAtAll"), std::string::npos);
 }
 
 }  // namespace
