@@ -1,4 +1,5 @@
-// csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp).
+// csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp), over
+// csms/charge_point_admin like the REST API.
 #include "csms/charge_point_cli.hpp"
 
 #include <filesystem>
@@ -7,9 +8,9 @@
 
 #include <openssl/crypto.h>
 
+#include "csms/charge_point_admin.hpp"
 #include "csms/charge_point_id.hpp"
 #include "csms/password_input.hpp"
-#include "csms/passwords.hpp"
 #include "storage/charge_point_credentials.hpp"
 #include "storage/gateway_db.hpp"
 #include "util/time.hpp"
@@ -63,14 +64,10 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
     auto read = read_password(args->password_env, is, from_stdin, &error);
     if (!read) fail("charge-points set-password: " + error);
     std::string password = std::move(*read);
-    if (auto e = password_error(password); !e.empty()) fail("charge-points set-password: " + e);
-    auto credential =
-        make_credential(args->id, password, kDefaultPasswordIterations, util::now_ms());
-    OPENSSL_cleanse(password.data(), password.size());
-    if (!credential) fail("charge-points set-password: cannot hash (random source failed)");
     auto db = open(env(), "set-password");
-    if (auto s = storage::ChargePointCredentialStore(*db).upsert(*credential); !s.ok())
-      fail("charge-points set-password: " + s.message());
+    const AdminResult r = ChargePointAdmin(*db).set_password(args->id, password);
+    OPENSSL_cleanse(password.data(), password.size());
+    if (!r.ok()) fail("charge-points set-password: " + r.message);
     os << args->id << " password set\n";
   });
 
@@ -80,10 +77,8 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
   del->add_option("id", args->id, "The charge point id")->required();
   del->callback([env, args, &os] {
     auto db = open(env(), "delete-password");
-    bool found = false;
-    if (auto s = storage::ChargePointCredentialStore(*db).remove(args->id, &found); !s.ok())
-      fail("charge-points delete-password: " + s.message());
-    if (!found) fail("charge-points delete-password: " + args->id + " has no password");
+    if (auto r = ChargePointAdmin(*db).delete_password(args->id); !r.ok())
+      fail("charge-points delete-password: " + r.message);
     os << args->id << " password deleted\n";
   });
 

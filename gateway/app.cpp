@@ -12,6 +12,7 @@
 
 #include "analytics/live_pipeline.hpp"
 #include "csms/sqlite_event_sink.hpp"
+#include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
@@ -209,6 +210,7 @@ Status App::start() {
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
   add_command_routes();
+  if (auto s = add_api_routes(); !s.ok()) return s;
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -274,6 +276,23 @@ void App::add_command_routes() {
                    outcome.kind == web::CommandOutcome::Kind::Result ? "ok" : result,
                    std::move(then));
       });
+}
+
+// The read and management routes (viewer reads; operator tokens; admin passwords), over one
+// ApiBackend: analytics read models, the session registry and the gateway database.
+Status App::add_api_routes() {
+  Status status;
+  api_backend_ = ApiBackend::open(
+      {config_.db_path(), config_.analytics_db_path(), policy_.id_token_secret, &registry_,
+       [this] {
+         bool healthy = true;
+         return health_.report(&healthy);
+       }},
+      &status);
+  if (!api_backend_) return Status::error("opening the API's database: " + status.message());
+  web::add_read_routes(router_, api_auth(), *api_backend_);
+  web::add_management_routes(router_, api_auth(), *api_backend_);
+  return {};
 }
 
 void App::start_guards() {

@@ -35,6 +35,7 @@ class ApiAuth;
 
 namespace ocppgw::gateway {
 
+class ApiBackend;
 class App;
 class BasicAuthenticator;
 class Listener;
@@ -86,6 +87,7 @@ class App {
   // Part of start(): the open-file limit, the connection limiter and the disk guard.
   void start_guards();
   void add_command_routes();
+  util::Status add_api_routes();
   void poll_disk();
 
   Config config_;
@@ -100,6 +102,7 @@ class App {
   std::unique_ptr<DiskGuard> disk_;
   std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
   std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
+  std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;
