@@ -299,6 +299,9 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
     auto it = request.fields.find(name);
     return it == request.fields.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
+  if (request.change == Change::RepairQuarantined || request.change == Change::DiscardQuarantined ||
+      request.change == Change::ReplayQuarantined)
+    return quarantine_action(request);
   std::lock_guard lock(db_mu_);
   switch (request.change) {
     case Change::AddToken:
@@ -328,7 +331,66 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
       return result;
     }
   }
-  return ApiResult::error(Kind::Failed, "no such change");
+  default:
+    break;
+}
+return ApiResult::error(Kind::Failed, "no such change");
+}
+
+ApiResult ApiBackend::quarantine_action(const web::ChangeRequest& request) {
+  using web::Change;
+  int64_t id = 0;
+  auto [p, ec] = std::from_chars(request.id.data(), request.id.data() + request.id.size(), id);
+  if (ec != std::errc() || p != request.id.data() + request.id.size() || id <= 0)
+    return ApiResult::error(Kind::Invalid, "the quarantine id must be a positive integer");
+  std::string payload;
+  if (request.change == Change::RepairQuarantined) {
+    auto it = request.fields.find("payload");
+    if (it == request.fields.end()) return ApiResult::error(Kind::Invalid, "payload is required");
+    const json parsed = json::parse(it->second, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object())
+      return ApiResult::error(Kind::Invalid,
+                              "payload must be the corrected canonical event as JSON object text");
+    payload = it->second;
+  }
+  // Which answer a refusal gets: unknown rows are 404, rows already settled 409. The action
+  // checks again in its own transaction.
+  util::Status s;
+  auto rm = take_read_models(&s);
+  if (!rm)
+    return ApiResult::error(Kind::Failed, "the analytics store is not available: " + s.message());
+  const json rows = analytics::query_json(
+      rm->db(), "SELECT status FROM quarantine_events WHERE quarantine_id = ?1", {id}, &s);
+  give_back(std::move(rm));
+  if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
+  if (rows.empty()) return ApiResult::error(Kind::NotFound, "no quarantined event " + request.id);
+  const std::string status = rows[0]["status"];
+  if (status != "NEW" && status != "REPAIRED")
+    return ApiResult::error(Kind::Conflict, "quarantined event " + request.id + " is " + status +
+                                                "; only NEW or REPAIRED events can change");
+
+  ApiResult result = ApiResult::error(Kind::Failed, "analytics does not run");
+  const bool ran = sources_.with_pipeline && sources_.with_pipeline([&](analytics::Pipeline& pl) {
+    json body = {{"quarantine_id", id}};
+    util::Status done;
+    if (request.change == Change::RepairQuarantined) {
+      done = pl.repair(id, payload, request.actor);
+      body["status"] = "REPAIRED";
+    } else if (request.change == Change::DiscardQuarantined) {
+      done = pl.discard(id, request.actor);
+      body["status"] = "DISCARDED";
+    } else {
+      analytics::BatchReport report = pl.replay({id});
+      done = report.status;
+      body["status"] = "REPLAYED";
+      body["report"] = report.to_json();
+    }
+    result =
+        done.ok() ? ApiResult::ok(std::move(body)) : ApiResult::error(Kind::Failed, done.message());
+  });
+  if (!ran) result = ApiResult::error(Kind::Failed, "analytics does not run");
+  result.target = request.id;
+  return result;
 }
 
 }  // namespace ocppgw::gateway

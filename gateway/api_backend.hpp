@@ -2,7 +2,8 @@
 // web/management_api.hpp) talk to, wired: the analytics read models (analytics/read_models),
 // the session registry (who is connected now, with which OCPP version), the gateway database
 // (known charge points with their BootNotification data, id tokens, charge point passwords),
-// and the /health sections for the lag view. Changes go through csms/token_admin and
+// the /health sections for the lag view, and the live analytics pipeline for quarantine review
+// (its worker is the analytics store's single writer). Changes go through csms/token_admin and
 // csms/charge_point_admin, the same code as `ocppgw tokens` and `ocppgw charge-points`.
 //
 // Threading: read() and apply() run on ApiAuth's worker threads (a few), never on an I/O
@@ -21,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analytics/pipeline.hpp"
 #include "analytics/read_models.hpp"
 #include "gateway/session_registry.hpp"
 #include "storage/db.hpp"
@@ -38,6 +40,9 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
     std::string id_token_secret;
     const SessionRegistry* registry = nullptr;
     std::function<nlohmann::json()> health;  // the /health body (for the lag view)
+    // Runs a task on the live analytics pipeline's worker (quarantine review); false when
+    // analytics does not run.
+    std::function<bool(const std::function<void(analytics::Pipeline&)>&)> with_pipeline;
   };
 
   // Opens the gateway database; the analytics store is opened on first use (the analytics
@@ -56,6 +61,8 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
   web::ApiResult charge_points(const web::ReadRequest& request, analytics::ReadModels& rm);
   web::ApiResult id_tokens(const web::ReadRequest& request);
   web::ApiResult analytics_view(const web::ReadRequest& request, analytics::ReadModels& rm);
+  // Repair, discard or replay one quarantined event, on the analytics worker.
+  web::ApiResult quarantine_action(const web::ChangeRequest& request);
 
   std::unique_ptr<analytics::ReadModels> take_read_models(util::Status* status);
   void give_back(std::unique_ptr<analytics::ReadModels> rm);

@@ -111,6 +111,7 @@ class AnalyticsComponent : public Component {
     });
     app.health().add(
         {"analytics", [live = live_.get()] { return analytics::to_json(live->stats()); }, {}});
+    app.set_live_analytics(live_.get());
     return {};
   }
   void stop() override {
@@ -287,6 +288,10 @@ Status App::add_api_routes() {
        [this] {
          bool healthy = true;
          return health_.report(&healthy);
+       },
+       [this](const std::function<void(analytics::Pipeline&)>& task) {
+         auto* live = live_analytics_.load();
+         return live && live->with_pipeline(task);
        }},
       &status);
   if (!api_backend_) return Status::error("opening the API's database: " + status.message());

@@ -7,6 +7,7 @@
 // thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -31,6 +32,9 @@
 
 namespace ocppgw::web {
 class ApiAuth;
+}
+namespace ocppgw::analytics {
+class LivePipeline;
 }
 
 namespace ocppgw::gateway {
@@ -80,6 +84,8 @@ class App {
   // Authentication of REST API routes: a route calls api_auth().require(request, role, respond)
   // first (web/api_auth.hpp). Available from start() on, before the components start.
   web::ApiAuth& api_auth();
+  // The analytics component announces its pipeline here, for quarantine review from the API.
+  void set_live_analytics(analytics::LivePipeline* live) { live_analytics_ = live; }
 
  private:
   // Part of start(): the plain and the TLS listener as configured.
@@ -103,6 +109,7 @@ class App {
   std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
   std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
   std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
+  std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;

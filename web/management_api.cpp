@@ -19,8 +19,8 @@ struct ChangeRoute {
   http::status ok;
 };
 
-// Body fields that never reach the audit log.
-constexpr std::array<std::string_view, 2> kSecretFields = {"password", "id_tag"};
+// Body fields that never reach the audit log: secrets, raw tags, and whole event payloads.
+constexpr std::array<std::string_view, 3> kUnaudited = {"password", "id_tag", "payload"};
 
 const std::vector<ChangeRoute>& change_routes() {
   static const std::vector<ChangeRoute> routes = {
@@ -59,6 +59,27 @@ const std::vector<ChangeRoute>& change_routes() {
        "charge_point.delete_password",
        {},
        http::status::no_content},
+      {http::verb::post,
+       "/api/v1/quarantine/{id}/repair",
+       Role::Operator,
+       Change::RepairQuarantined,
+       "quarantine.repair",
+       {"payload"},
+       http::status::ok},
+      {http::verb::post,
+       "/api/v1/quarantine/{id}/discard",
+       Role::Operator,
+       Change::DiscardQuarantined,
+       "quarantine.discard",
+       {},
+       http::status::ok},
+      {http::verb::post,
+       "/api/v1/quarantine/{id}/replay",
+       Role::Operator,
+       Change::ReplayQuarantined,
+       "quarantine.replay",
+       {},
+       http::status::ok},
   };
   return routes;
 }
@@ -71,7 +92,7 @@ void apply_and_audit(ApiAuth& auth, ManagementTarget& target, const ChangeRoute&
   ApiResult result = target.apply(change);
   nlohmann::json details = nlohmann::json::object();
   for (auto& [key, value] : change.fields) {
-    if (std::find(kSecretFields.begin(), kSecretFields.end(), key) == kSecretFields.end())
+    if (std::find(kUnaudited.begin(), kUnaudited.end(), key) == kUnaudited.end())
       details[key] = value;
     std::fill(value.begin(), value.end(), '\0');  // a password should not linger
   }
@@ -94,7 +115,7 @@ void add_management_routes(Router& router, ApiAuth& auth, ManagementTarget& targ
                                                      HttpRespond respond) {
                  auto who = auth.require(req, route.role, respond);
                  if (!who) return;
-                 ChangeRequest change{route.change, {}, {}};
+                 ChangeRequest change{route.change, {}, {}, who->name};
                  if (auto it = params.find("id"); it != params.end()) change.id = it->second;
                  if (!route.fields.empty()) {
                    auto fields = string_fields(req, route.fields, respond);

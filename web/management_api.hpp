@@ -23,12 +23,22 @@
 
 namespace ocppgw::web {
 
-enum class Change { AddToken, UpdateToken, RemoveToken, SetPassword, DeletePassword };
+enum class Change {
+  AddToken,
+  UpdateToken,
+  RemoveToken,
+  SetPassword,
+  DeletePassword,
+  RepairQuarantined,
+  DiscardQuarantined,
+  ReplayQuarantined,
+};
 
 struct ChangeRequest {
   Change change = Change::AddToken;
-  std::string id;  // the path's {id} (empty for AddToken: the tag is in `fields`)
-  Fields fields;   // the body
+  std::string id;     // the path's {id} (empty for AddToken: the tag is in `fields`)
+  Fields fields;      // the body
+  std::string actor;  // the operator asking (a quarantine review records its reviewer)
 };
 
 class ManagementTarget {

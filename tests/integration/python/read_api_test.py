@@ -3,8 +3,10 @@
 # and open sessions): the charge point view joins live connections with BootNotification data
 # and analytics; sessions filter by charge point, status, day and open, and page with every
 # session exactly once; status history, daily stats, data quality, quarantine, duplicates and
-# lag answer; malformed filters and cursors are 400, unknown ids 404, anonymous callers 401.
+# lag answer; malformed filters and cursors are 400, unknown ids 404, anonymous callers 401;
+# quarantined readings are discarded, repaired and replayed by an operator (audited).
 import asyncio
+import json
 import time
 from datetime import datetime, timezone
 
@@ -19,7 +21,7 @@ def now():
     return datetime.now(timezone.utc).isoformat()
 
 
-async def charge(gw, cp_id, completed, stay_connected=None):
+async def charge(gw, cp_id, completed, stay_connected=None, bad_readings=0):
     """Boot, heartbeat, status; `completed` finished sessions on connector 1 and one open session
     on connector 2. With `stay_connected` (an asyncio.Event) the connection stays open until it
     is set."""
@@ -41,8 +43,14 @@ async def charge(gw, cp_id, completed, stay_connected=None):
                                                    transaction_id=start.transaction_id))
             await cp.call(call.StatusNotification(connector_id=2, error_code="NoError",
                                                   status="Charging", timestamp=now()))
-            await cp.call(call.StartTransaction(connector_id=2, id_tag=f"{cp_id}-OPEN",
-                                                meter_start=50, timestamp=now()))
+            open_tx = await cp.call(call.StartTransaction(connector_id=2, id_tag=f"{cp_id}-OPEN",
+                                                          meter_start=50, timestamp=now()))
+            for i in range(bad_readings):  # negative energy: quarantined by analytics
+                await cp.call(call.MeterValues(
+                    connector_id=2, transaction_id=open_tx.transaction_id,
+                    meter_value=[{"timestamp": now(), "sampled_value": [
+                        {"value": str(-100 - i), "measurand": "Energy.Active.Import.Register",
+                         "unit": "Wh"}]}]))
             if stay_connected:
                 await stay_connected.wait()
         finally:
@@ -117,9 +125,8 @@ def reads(gw, t):
     status, dq = get("/api/v1/data-quality")
     assert status == 200 and dq["conservation"]["conservation_ok"] is True
     assert dq["totals"]["raw"] > 0
-    status, quarantine = get("/api/v1/quarantine?status=NEW")
-    assert status == 200 and quarantine["items"] == [] and quarantine["next_cursor"] is None
     assert get("/api/v1/quarantine?status=LOST")[0] == 400
+    quarantine_review(gw, t)
     status, dups = get("/api/v1/duplicates?type=TECHNICAL")
     assert status == 200 and isinstance(dups["items"], list)
     assert get("/api/v1/duplicates?type=SIMILAR")[0] == 400
@@ -129,6 +136,44 @@ def reads(gw, t):
     # Reads need a login; every role may read.
     assert request(gw, "GET", "/api/v1/sessions")[0] == 401
     assert request(gw, "GET", "/api/v1/charge-points", token=t["operator"])[0] == 200
+
+
+def quarantine_review(gw, t):
+    """Discard one quarantined reading, repair and replay the other; roles, 400/404/409, audit."""
+    quarantined = poll(lambda: request(gw, "GET", "/api/v1/quarantine?status=NEW&limit=1",
+                                       token=t["viewer"])[1],
+                       lambda b: b["items"] and b["next_cursor"])  # two: a second page exists
+    items = walk(gw, "/api/v1/quarantine?status=NEW", t["viewer"], 1, "quarantine_id")
+    assert len(items) == 2 and {i["charge_point_id"] for i in items} == {"PY-R2"}
+    assert quarantined["items"][0]["quarantine_id"] == items[0]["quarantine_id"]
+    first, second = (i["quarantine_id"] for i in items)
+    q = "/api/v1/quarantine/"
+    post = lambda path, body=None, who="operator": request(gw, "POST", q + path, body,  # noqa
+                                                          token=t[who])
+    assert post(f"{first}/discard", who="viewer")[0] == 403
+    status, body = post(f"{first}/discard")
+    assert status == 200 and body["status"] == "DISCARDED", body
+    assert post(f"{first}/discard")[0] == 409
+    assert post(f"{first}/repair", {"payload": "{}"})[0] == 409
+    assert post("999999/discard")[0] == 404
+    assert post("abc/replay")[0] == 400
+    assert post(f"{second}/repair", {"payload": "not json"})[0] == 400
+    assert post(f"{second}/repair", {})[0] == 400
+    fixed = json.loads(items[1]["raw_payload"])
+    fixed["meter_wh"] = 100.0
+    status, body = post(f"{second}/repair", {"payload": json.dumps(fixed)})
+    assert status == 200 and body["status"] == "REPAIRED", body
+    status, body = post(f"{second}/replay")
+    assert status == 200 and body["status"] == "REPLAYED" and body["report"], body
+    status, rows = request(gw, "GET", "/api/v1/quarantine", token=t["viewer"])
+    by_id = {r["quarantine_id"]: r for r in rows["items"]}
+    assert by_id[first]["status"] == "DISCARDED" and by_id[first]["reviewed_by"] == "op"
+    assert by_id[second]["status"] == "REPLAYED" and by_id[second]["replay_outcome"]
+    status, audit = request(gw, "GET", "/api/v1/audit?limit=100", token=t["admin"])
+    actions = {(a["action"], a["outcome"], a["target"]) for a in audit["items"]}
+    assert {("quarantine.discard", "ok", str(first)), ("quarantine.discard", "conflict", str(first)),
+            ("quarantine.repair", "ok", str(second)),
+            ("quarantine.replay", "ok", str(second))} <= actions
 
 
 def test_read_api_over_live_charge_points(tmp_path):
@@ -141,7 +186,7 @@ def test_read_api_over_live_charge_points(tmp_path):
         async def scenario():
             done = asyncio.Event()
             r1 = asyncio.create_task(charge(gw, "PY-R1", 3, stay_connected=done))
-            await charge(gw, "PY-R2", 1)
+            await charge(gw, "PY-R2", 1, bad_readings=2)
             try:
                 await asyncio.to_thread(reads, gw, t)
             finally:
