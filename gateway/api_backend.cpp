@@ -300,8 +300,11 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
     return it == request.fields.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
   if (request.change == Change::RepairQuarantined || request.change == Change::DiscardQuarantined ||
-      request.change == Change::ReplayQuarantined)
-    return quarantine_action(request);
+      request.change == Change::ReplayQuarantined) {
+    ApiResult result = quarantine_action(request);
+    result.target = request.id;  // whatever the outcome: the audit row names the row
+    return result;
+  }
   std::lock_guard lock(db_mu_);
   switch (request.change) {
     case Change::AddToken:
@@ -330,11 +333,10 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
       result.target = request.id;
       return result;
     }
+    default:  // the quarantine actions, above
+      break;
   }
-  default:
-    break;
-}
-return ApiResult::error(Kind::Failed, "no such change");
+  return ApiResult::error(Kind::Failed, "no such change");
 }
 
 ApiResult ApiBackend::quarantine_action(const web::ChangeRequest& request) {
@@ -389,7 +391,6 @@ ApiResult ApiBackend::quarantine_action(const web::ChangeRequest& request) {
         done.ok() ? ApiResult::ok(std::move(body)) : ApiResult::error(Kind::Failed, done.message());
   });
   if (!ran) result = ApiResult::error(Kind::Failed, "analytics does not run");
-  result.target = request.id;
   return result;
 }
 
