@@ -32,6 +32,21 @@ AdminResult ChargePointAdmin::delete_password(const std::string& charge_point_id
   return {};
 }
 
+AdminResult ChargePointAdmin::set_security_profile(const std::string& charge_point_id,
+                                                   std::optional<int> profile) {
+  if (auto e = charge_point_id_error(charge_point_id); !e.empty())
+    return AdminResult::error(Kind::Invalid, e);
+  if (profile && (*profile < 0 || *profile > 3))
+    return AdminResult::error(Kind::Invalid, "the security profile must be 0, 1, 2 or 3");
+  // The boot upsert (csms/sqlite_csms_state.cpp) names its columns, so it keeps this one.
+  storage::Statement& st = db_.cached(
+      "INSERT INTO charge_points (id, first_seen_ms, security_profile) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (id) DO UPDATE SET security_profile = excluded.security_profile");
+  st.bind(1, charge_point_id).bind(2, util::now_ms()).bind(3, profile);
+  if (auto s = st.run(); !s.ok()) return AdminResult::error(Kind::Failed, s.message());
+  return {};
+}
+
 std::vector<storage::ChargePointCredential> ChargePointAdmin::with_password(
     std::string_view after_id, size_t limit, storage::Status* status) {
   return storage::ChargePointCredentialStore(db_).list(after_id, static_cast<int64_t>(limit),

@@ -82,6 +82,23 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
     os << args->id << " password deleted\n";
   });
 
+  auto profile = std::make_shared<std::string>();
+  CLI::App* sp = cps->add_subcommand(
+      "set-security-profile",
+      "Assign OCPP security profile 0-3, or 'none' (recorded and shown; not yet enforced)");
+  sp->add_option("id", args->id, "The charge point id")->required();
+  sp->add_option("profile", *profile, "0, 1, 2, 3 or none")
+      ->required()
+      ->check(CLI::IsMember({"0", "1", "2", "3", "none"}));
+  sp->callback([env, args, profile, &os] {
+    auto db = open(env(), "set-security-profile");
+    const std::optional<int> value =
+        *profile == "none" ? std::nullopt : std::optional<int>(std::stoi(*profile));
+    if (auto r = ChargePointAdmin(*db).set_security_profile(args->id, value); !r.ok())
+      fail("charge-points set-security-profile: " + r.message);
+    os << args->id << " security profile " << *profile << '\n';
+  });
+
   CLI::App* list =
       cps->add_subcommand("list", "Charge points with a password: id algorithm updated");
   list->callback([env, &os] {

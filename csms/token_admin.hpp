@@ -26,9 +26,9 @@ inline constexpr size_t kMaxIdTokenLength = 36;
 // What to set; an absent field is left as it is (add: Accepted, no expiry, no parent). The
 // expiry is RFC 3339 text and the parent a group id; an empty string clears either.
 struct TokenFields {
-  std::optional<std::string> status;  // Accepted | Blocked | Expired | Invalid
-  std::optional<std::string> expiry;
-  std::optional<std::string> parent_id;
+  std::optional<std::string> status = std::nullopt;  // Accepted | Blocked | Expired | Invalid
+  std::optional<std::string> expiry = std::nullopt;
+  std::optional<std::string> parent_id = std::nullopt;
 };
 
 class TokenAdmin {

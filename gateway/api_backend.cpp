@@ -209,27 +209,30 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
   std::vector<Known> rows;
   {
     std::lock_guard lock(db_mu_);
-    const std::string sql = std::string(
-                                "SELECT id, vendor, model, serial_number, firmware_version, "
-                                "registration_status, first_seen_ms, last_boot_ms, ocpp_version, "
-                                "EXISTS (SELECT 1 FROM charge_point_credentials c "
-                                "WHERE c.charge_point_id = p.id) FROM charge_points p ") +
-                            (one ? "WHERE id = ?1 LIMIT ?2" : "WHERE id > ?1 ORDER BY id LIMIT ?2");
+    const std::string sql =
+        std::string(
+            "SELECT id, vendor, model, serial_number, firmware_version, "
+            "registration_status, first_seen_ms, last_boot_ms, ocpp_version, security_profile, "
+            "EXISTS (SELECT 1 FROM charge_point_credentials c "
+            "WHERE c.charge_point_id = p.id) FROM charge_points p ") +
+        (one ? "WHERE id = ?1 LIMIT ?2" : "WHERE id > ?1 ORDER BY id LIMIT ?2");
     storage::Status s;
     auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
     rows = db_->query_all(
         sql,
         [&](const storage::Statement& st) {
-          return Known{st.text(0),
-                       {{"vendor", opt(st.opt_text(1))},
-                        {"model", opt(st.opt_text(2))},
-                        {"serial_number", opt(st.opt_text(3))},
-                        {"firmware_version", opt(st.opt_text(4))},
-                        {"registration_status", opt(st.opt_text(5))},
-                        {"first_seen", util::format_rfc3339_ms(st.int64(6))},
-                        {"last_boot", time_or_null(st.opt_int64(7))},
-                        {"ocpp_version", opt(st.opt_text(8))}},
-                       st.int64(9) != 0};
+          return Known{
+              st.text(0),
+              {{"vendor", opt(st.opt_text(1))},
+               {"model", opt(st.opt_text(2))},
+               {"serial_number", opt(st.opt_text(3))},
+               {"firmware_version", opt(st.opt_text(4))},
+               {"registration_status", opt(st.opt_text(5))},
+               {"first_seen", util::format_rfc3339_ms(st.int64(6))},
+               {"last_boot", time_or_null(st.opt_int64(7))},
+               {"ocpp_version", opt(st.opt_text(8))},
+               {"security_profile", st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)}},
+              st.int64(10) != 0};
         },
         &s, one ? request.id : after, one ? int64_t{1} : request.limit + 1);
     if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
@@ -330,6 +333,16 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
     }
     case Change::DeletePassword: {
       ApiResult result = from_admin(csms::ChargePointAdmin(*db_).delete_password(request.id));
+      result.target = request.id;
+      return result;
+    }
+    case Change::SetSecurityProfile: {
+      const std::string text = field("profile").value_or("-");
+      if (text != "" && (text.size() != 1 || text[0] < '0' || text[0] > '3'))
+        return ApiResult::error(Kind::Invalid,
+                                "profile must be \"0\", \"1\", \"2\", \"3\" or \"\"");
+      ApiResult result = from_admin(csms::ChargePointAdmin(*db_).set_security_profile(
+          request.id, text.empty() ? std::nullopt : std::optional<int>(text[0] - '0')));
       result.target = request.id;
       return result;
     }

@@ -29,6 +29,7 @@ enum class Change {
   RemoveToken,
   SetPassword,
   DeletePassword,
+  SetSecurityProfile,
   RepairQuarantined,
   DiscardQuarantined,
   ReplayQuarantined,

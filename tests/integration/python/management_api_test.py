@@ -1,7 +1,7 @@
 # tests/integration/python/management_api_test.py: the management API against the real binary:
 # id tokens added, blocked and removed through the API apply to a live PyPI `ocpp` charge point
 # at its next Authorize (no restart); charge point passwords set through the API apply at the
-# next connection (HTTP Basic); roles (viewer 403, operator 403 on passwords), the cookie's CSRF
+# next connection (HTTP Basic); the assigned security profile is shown; roles (viewer 403, operator 403 on passwords), the cookie's CSRF
 # check, 400/404/409 answers, audit rows without secrets; and the `tokens` / `charge-points`
 # commands on the stopped gateway's data folder see the same data.
 import asyncio
@@ -113,6 +113,14 @@ def test_tokens_and_passwords_through_the_api(tmp_path):
         assert request(gw, "DELETE", pw, token=t["admin"])[0] == 404
         assert asyncio.run(refused(gw, PASSWORD + "-new"))
 
+        # The assigned security profile (admin) is recorded and shown in the charge point view.
+        sp = "/api/v1/charge-points/PY-MGMT/security-profile"
+        assert request(gw, "PUT", sp, {"profile": "2"}, token=t["operator"])[0] == 403
+        assert request(gw, "PUT", sp, {"profile": "7"}, token=t["admin"])[0] == 400
+        assert request(gw, "PUT", sp, {"profile": "2"}, token=t["admin"])[0] == 204
+        status, view = request(gw, "GET", "/api/v1/charge-points/PY-MGMT", token=t["viewer"])
+        assert status == 200 and view["security_profile"] == 2 and view["has_password"] is False
+
         # The list pages by hash, every token once; tags never appear.
         for i in range(7):
             assert request(gw, "POST", "/api/v1/id-tokens", {"id_tag": f"PAGE-{i}"},
@@ -133,6 +141,7 @@ def test_tokens_and_passwords_through_the_api(tmp_path):
         assert ("charge_point.set_password", "ok", "admin") in rows
         assert ("charge_point.set_password", "invalid", "admin") in rows
         assert ("charge_point.delete_password", "not_found", "admin") in rows
+        assert ("charge_point.set_security_profile", "ok", "admin") in rows
         add = next(a for a in audit["items"] if a["action"] == "id_token.add" and a["outcome"] == "ok"
                    and a["details"].get("parent_id") == "GROUP-1")
         assert add["target"] == tok["id_token_hash"]
@@ -152,3 +161,5 @@ def test_tokens_and_passwords_through_the_api(tmp_path):
     assert sum(" Blocked " in line for line in cli("tokens", "list").stdout.splitlines()) == 1
     assert cli("tokens", "remove", "MGMT-TAG").returncode == 1  # removed through the API
     assert cli("charge-points", "list").stdout == ""  # the API deleted the only password
+    assert cli("charge-points", "set-security-profile", "PY-MGMT", "none").returncode == 0
+    assert cli("charge-points", "set-security-profile", "PY-MGMT", "5").returncode != 0
