@@ -81,6 +81,32 @@ void LivePipeline::flush() {
   --flush_waiters_;
 }
 
+bool LivePipeline::with_pipeline(const std::function<void(Pipeline&)>& task) {
+  std::unique_lock lock(mu_);
+  if (stopping_) return false;
+  bool done = false;
+  tasks_.push_back([&] {
+    task(*pipeline_);
+    std::lock_guard done_lock(mu_);
+    done = true;
+  });
+  not_empty_.notify_one();
+  // The worker runs every queued task before it exits, so `done` always comes.
+  drained_.wait(lock, [&] { return done; });
+  return true;
+}
+
+void LivePipeline::run_tasks() {
+  std::deque<std::function<void()>> tasks;
+  {
+    std::lock_guard lock(mu_);
+    tasks.swap(tasks_);
+  }
+  if (tasks.empty()) return;
+  for (auto& task : tasks) task();
+  drained_.notify_all();
+}
+
 void LivePipeline::stop() {
   {
     std::lock_guard lock(mu_);
@@ -121,16 +147,18 @@ LivePipelineStats LivePipeline::stats() const {
 
 bool LivePipeline::take(std::vector<Offer>& offers, bool& catch_up) {
   std::unique_lock lock(mu_);
-  const bool woken = not_empty_.wait_for(
-      lock, std::chrono::milliseconds(options_.idle_sweep_ms),
-      [&] { return !queue_.empty() || gap_ || stopping_ || flush_waiters_ > 0; });
+  const bool woken =
+      not_empty_.wait_for(lock, std::chrono::milliseconds(options_.idle_sweep_ms), [&] {
+        return !queue_.empty() || gap_ || stopping_ || flush_waiters_ > 0 || !tasks_.empty();
+      });
   if (queue_.empty() && !gap_ && stopping_) return false;
   if (!woken) return true;  // idle: sweep only
   if (!queue_.empty() && options_.max_linger_ms > 0) {
-    not_empty_.wait_until(
-        lock, first_queued_ + std::chrono::milliseconds(options_.max_linger_ms), [&] {
-          return stopping_ || flush_waiters_ > 0 || queued_events_ >= options_.max_batch_events;
-        });
+    not_empty_.wait_until(lock, first_queued_ + std::chrono::milliseconds(options_.max_linger_ms),
+                          [&] {
+                            return stopping_ || flush_waiters_ > 0 || !tasks_.empty() ||
+                                   queued_events_ >= options_.max_batch_events;
+                          });
   }
   // Drain into one batch (one transaction): the bigger the backlog, the bigger the batch.
   size_t events = 0;
@@ -156,7 +184,11 @@ void LivePipeline::run() {
   for (;;) {
     std::vector<Offer> offers;
     bool catch_up_all = false;
-    if (!take(offers, catch_up_all)) return;
+    if (!take(offers, catch_up_all)) {
+      run_tasks();  // with_pipeline() callers wait for theirs
+      return;
+    }
+    run_tasks();
     not_full_.notify_all();
     bool ok = true;
     if (catch_up_all) ok = catch_up(std::numeric_limits<int64_t>::max());

@@ -35,6 +35,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -102,6 +103,10 @@ class LivePipeline {
   // Blocks until everything offered before the call has been processed (tests, rebuild).
   void flush();
   LivePipelineStats stats() const;
+  // Runs `task` with the pipeline on the worker thread, between batches, and waits for it: the
+  // worker is the store's single writer, so operator actions on it (quarantine repair, discard,
+  // replay from the REST API) go through here. False (task not run) once stopping.
+  bool with_pipeline(const std::function<void(Pipeline&)>& task);
 
  private:
   struct Offer {
@@ -121,6 +126,8 @@ class LivePipeline {
   bool catch_up(int64_t up_to);
   bool ingest(std::span<const Event> events, int64_t last_seq);
   bool record(const BatchReport& r, size_t events, bool from_log = false);
+  // Runs the queued with_pipeline() tasks (worker thread; REQUIRES: mu_ not held).
+  void run_tasks();
 
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<storage::Db> event_log_;  // null without an event log
@@ -135,6 +142,7 @@ class LivePipeline {
   bool working_ = false;   // the worker holds a batch taken from the queue
   int flush_waiters_ = 0;  // a flush() skips the linger
   bool stopping_ = false;
+  std::deque<std::function<void()>> tasks_;  // with_pipeline(); run by the worker
   LivePipelineStats stats_;
   std::thread worker_;
 };

@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "util/hex.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::analytics {
@@ -37,7 +38,86 @@ json scalar(storage::Db& db, const std::string& sql,
   return rows[0].begin().value();
 }
 
+// A keyset-paged query: the rows after the cursor's key in `keys` order, one more than asked
+// for to learn whether another page follows. `keys` must be NOT NULL and unique together.
+struct Keyset {
+  std::string list;  // names the list in its cursors, so one list's cursor is refused by another
+  std::string columns;
+  std::string from;
+  std::vector<std::string> where;
+  std::vector<storage::Value> params;
+  std::string group_by;
+  std::vector<std::string> keys;
+  bool descending = true;
+};
+
+std::optional<storage::Value> to_value(const json& v) {
+  if (v.is_number_integer()) return storage::Value(v.get<int64_t>());
+  if (v.is_number_float()) return storage::Value(v.get<double>());
+  if (v.is_string()) return storage::Value(v.get<std::string>());
+  return std::nullopt;
+}
+
+PageResult keyset_page(storage::Db& db, Keyset q, const PageRequest& page) {
+  PageResult r;
+  const size_t arity = q.keys.size() + 1;  // the list's name first
+  if (!page.cursor.empty()) {
+    auto key = decode_cursor(page.cursor, arity);
+    if (!key || (*key)[0] != q.list) {
+      r.invalid = "cursor is not a next_cursor of this list";
+      return r;
+    }
+    std::string lhs, rhs;
+    for (size_t i = 0; i < q.keys.size(); ++i) {
+      auto v = to_value((*key)[i + 1]);
+      if (!v) {
+        r.invalid = "cursor is not a next_cursor of this list";
+        return r;
+      }
+      q.params.push_back(std::move(*v));
+      lhs += (i ? ", " : "") + q.keys[i];
+      rhs += (i ? ", ?" : "?") + std::to_string(q.params.size());
+    }
+    q.where.push_back("(" + lhs + ") " + (q.descending ? "<" : ">") + " (" + rhs + ")");
+  }
+  std::string sql = "SELECT " + q.columns;
+  for (size_t i = 0; i < q.keys.size(); ++i) sql += ", " + q.keys[i] + " AS _k" + std::to_string(i);
+  sql += " FROM " + q.from;
+  for (size_t i = 0; i < q.where.size(); ++i) sql += (i ? " AND " : " WHERE ") + q.where[i];
+  if (!q.group_by.empty()) sql += " GROUP BY " + q.group_by;
+  for (size_t i = 0; i < q.keys.size(); ++i)
+    sql += (i ? ", " : " ORDER BY ") + q.keys[i] + (q.descending ? " DESC" : "");
+  q.params.emplace_back(static_cast<int64_t>(page.limit + 1));
+  sql += " LIMIT ?" + std::to_string(q.params.size());
+  json rows = query_json(db, sql, q.params, &r.status);
+  json next = nullptr;
+  if (rows.size() > page.limit) {
+    rows.erase(rows.size() - 1);
+    json key = json::array({q.list});
+    for (size_t i = 0; i < q.keys.size(); ++i) key.push_back(rows.back()["_k" + std::to_string(i)]);
+    next = encode_cursor(key);
+  }
+  for (auto& row : rows)
+    for (size_t i = 0; i < q.keys.size(); ++i) row.erase("_k" + std::to_string(i));
+  r.body = {{"items", std::move(rows)}, {"next_cursor", std::move(next)}};
+  return r;
+}
+
+bool is_day(const std::string& day) {
+  return day.size() == 10 && util::parse_rfc3339_ms(day + "T00:00:00Z").has_value();
+}
+
 }  // namespace
+
+std::string encode_cursor(const json& key) { return util::to_hex(key.dump()); }
+
+std::optional<json> decode_cursor(std::string_view cursor, size_t arity) {
+  auto text = util::from_hex(cursor);
+  if (!text) return std::nullopt;
+  json key = json::parse(*text, nullptr, false);
+  if (key.is_discarded() || !key.is_array() || key.size() != arity) return std::nullopt;
+  return key;
+}
 
 json query_json(storage::Db& db, const std::string& sql, const std::vector<storage::Value>& params,
                 storage::Status* status) {
@@ -278,6 +358,161 @@ json ReadModels::dq_metrics(size_t recent_batches) {
   m["conservation"] = fleet_overview()["conservation"];
   m["data_clock"] = clock ? json(util::format_rfc3339_ms(clock)) : json(nullptr);
   return m;
+}
+
+PageResult ReadModels::sessions(const SessionFilter& f, const PageRequest& page) {
+  static constexpr std::array<std::string_view, 4> kStatuses = {"IN_PROGRESS", "COMPLETED",
+                                                                "TIMED_OUT", "START_MISSING"};
+  Keyset q{"sessions",
+           "session_id, charge_point_id, connector_id, transaction_id, start_ts, stop_ts, "
+           "first_event_ts, last_event_ts, duration_seconds, meter_start_wh, meter_stop_wh, "
+           "last_meter_wh, energy_kwh, energy_is_final, session_status, stop_reason, event_count, "
+           "quality_flags, stats_day, is_open",
+           "charging_sessions",
+           {},
+           {},
+           {},
+           {"first_event_ts", "session_id"}};
+  auto where = [&](const std::string& condition, storage::Value v) {
+    q.params.push_back(std::move(v));
+    q.where.push_back(condition + " = ?" + std::to_string(q.params.size()));
+  };
+  if (f.charge_point_id) where("charge_point_id", *f.charge_point_id);
+  if (f.status) {
+    if (std::find(kStatuses.begin(), kStatuses.end(), *f.status) == kStatuses.end())
+      return {{}, "status must be IN_PROGRESS, COMPLETED, TIMED_OUT or START_MISSING", {}};
+    where("session_status", *f.status);
+  }
+  if (f.day) {
+    if (!is_day(*f.day)) return {{}, "day must be a date YYYY-MM-DD", {}};
+    where("stats_day", *f.day);
+  }
+  if (f.open_only) q.where.push_back("is_open = 1");
+  return keyset_page(*db_, std::move(q), page);
+}
+
+PageResult ReadModels::status_history(const std::string& charge_point_id,
+                                      std::optional<int64_t> connector_id,
+                                      const PageRequest& page) {
+  Keyset q{"status_history",
+           "charge_point_id, evse_id, connector_id, status, error_code, valid_from, valid_to, "
+           "seq_no, event_id",
+           "connector_status_history",
+           {"charge_point_id = ?1"},
+           {charge_point_id},
+           {},
+           {"valid_from", "evse_id", "connector_id", "event_id"}};
+  if (connector_id) {
+    q.params.emplace_back(*connector_id);
+    q.where.push_back("connector_id = ?2");
+  }
+  return keyset_page(*db_, std::move(q), page);
+}
+
+PageResult ReadModels::duplicates(const std::optional<std::string>& charge_point_id,
+                                  const std::optional<std::string>& duplicate_type,
+                                  const PageRequest& page) {
+  Keyset q{"duplicates",
+           "audit_id, event_id, duplicate_type, winner_event_id, business_key, charge_point_id, "
+           "event_type, event_ts, ingest_ts, source, batch_id, payload",
+           "duplicate_events_audit",
+           {},
+           {},
+           {},
+           {"audit_id"}};
+  if (charge_point_id) {
+    q.params.emplace_back(*charge_point_id);
+    q.where.push_back("charge_point_id = ?" + std::to_string(q.params.size()));
+  }
+  if (duplicate_type) {
+    if (*duplicate_type != "TECHNICAL" && *duplicate_type != "BUSINESS")
+      return {{}, "type must be TECHNICAL or BUSINESS", {}};
+    q.params.emplace_back(*duplicate_type);
+    q.where.push_back("duplicate_type = ?" + std::to_string(q.params.size()));
+  }
+  PageResult r = keyset_page(*db_, std::move(q), page);
+  // The removed copy as the object it was, not as text.
+  if (r.body.contains("items"))
+    for (auto& row : r.body["items"]) {
+      json parsed = json::parse(row["payload"].get<std::string>(), nullptr, false);
+      if (!parsed.is_discarded()) row["payload"] = std::move(parsed);
+    }
+  return r;
+}
+
+PageResult ReadModels::quarantine_page(const std::optional<std::string>& status,
+                                       const std::optional<std::string>& reason,
+                                       const PageRequest& page) {
+  Keyset q{"quarantine",
+           "quarantine_id, event_id, charge_point_id, transaction_id, reason, violations, detail, "
+           "raw_payload, kafka_key, source, status, repaired_payload, reviewed_by, "
+           "replay_outcome, quarantined_at",
+           "quarantine_events",
+           {},
+           {},
+           {},
+           {"quarantine_id"}};
+  if (status) {
+    if (*status != "NEW" && *status != "REPAIRED" && *status != "DISCARDED" &&
+        *status != "REPLAYED")
+      return {{}, "status must be NEW, REPAIRED, DISCARDED or REPLAYED", {}};
+    q.params.emplace_back(*status);
+    q.where.push_back("status = ?" + std::to_string(q.params.size()));
+  }
+  if (reason) {
+    q.params.emplace_back(*reason);
+    q.where.push_back("reason = ?" + std::to_string(q.params.size()));
+  }
+  return keyset_page(*db_, std::move(q), page);
+}
+
+PageResult ReadModels::daily_stats_page(const std::optional<std::string>& cp,
+                                        const std::string& from_day, const std::string& to_day,
+                                        const PageRequest& page) {
+  if (!is_day(from_day) || !is_day(to_day)) return {{}, "from and to must be dates YYYY-MM-DD", {}};
+  if (cp)
+    return keyset_page(*db_,
+                       {"daily_cp",
+                        "*",
+                        "charging_stats_daily",
+                        {"charge_point_id = ?1", "day BETWEEN ?2 AND ?3"},
+                        {*cp, from_day, to_day},
+                        {},
+                        {"day"},
+                        false},
+                       page);
+  return keyset_page(
+      *db_,
+      {"daily_fleet",
+       "day, COUNT(*) AS charge_points, SUM(sessions_total) AS sessions_total, "
+       "SUM(sessions_started) AS sessions_started, SUM(sessions_completed) AS sessions_completed, "
+       "SUM(sessions_timed_out) AS sessions_timed_out, "
+       "SUM(sessions_in_progress) AS sessions_in_progress, "
+       "SUM(sessions_start_missing) AS sessions_start_missing, "
+       "ROUND(SUM(energy_kwh_final), 6) AS energy_kwh_final, "
+       "ROUND(SUM(energy_kwh_provisional), 6) AS energy_kwh_provisional",
+       "charging_stats_daily",
+       {"day BETWEEN ?1 AND ?2"},
+       {from_day, to_day},
+       "day",
+       {"day"},
+       false},
+      page);
+}
+
+json ReadModels::charge_point(const std::string& charge_point_id) {
+  json health = query_json(*db_,
+                           "SELECT last_heartbeat_ts, last_seen_ts, connection_state, "
+                           "connection_changed_ts, last_boot_ts, vendor, model, firmware_version, "
+                           "heartbeat_interval_s, liveness FROM charge_point_health "
+                           "WHERE charge_point_id = ?1",
+                           {charge_point_id});
+  return {{"health", health.empty() ? json(nullptr) : health[0]},
+          {"connectors", query_json(*db_,
+                                    "SELECT evse_id, connector_id, status, error_code, "
+                                    "status_since FROM connector_current_status "
+                                    "WHERE charge_point_id = ?1 ORDER BY evse_id, connector_id",
+                                    {charge_point_id})}};
 }
 
 }  // namespace ocppgw::analytics

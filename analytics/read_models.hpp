@@ -8,6 +8,14 @@
 //   quarantine_list  quarantine_status (status, quarantine_id) / quarantine_reason
 //   dq_metrics       dq_batches PK (latest), dq_totals, dq_lag_histogram, dq_clock_skew,
 //   sessions_open
+//   sessions         sessions_cp_day (charge point [, day]), sessions_open (open only), else a
+//                    scan in key order that stops after one page
+//   status_history   connector_status_history PK (one charge point's rows)
+//   duplicates       duplicate_events_audit PK (audit_id), newest first
+//   charge_point     charge_point_health PK, connector_current_status PK
+// The paged queries (sessions, status_history, duplicates, quarantine_page, daily_stats_page)
+// page by keyset: the cursor is an opaque encoding of the last row's sort key, so a page never
+// repeats or skips a row because rows were inserted before it (docs/api.md, "Paging").
 // Timestamps are RFC 3339 strings; JSON columns (flags, quality_flags, extra, violations) are
 // embedded as JSON. Threading: one ReadModels per thread; it owns a read-only connection, which
 // WAL lets run beside the pipeline's writer.
@@ -23,6 +31,27 @@
 #include "storage/db.hpp"
 
 namespace ocppgw::analytics {
+
+// One page request: `cursor` is a previous page's next_cursor (empty: the first page).
+struct PageRequest {
+  std::string cursor;
+  size_t limit = 50;
+};
+
+// {"items":[...], "next_cursor": "..."|null} in `body`; or `invalid` says what is wrong with the
+// request (a cursor that is not one of ours), or `status` why the query failed.
+struct PageResult {
+  nlohmann::json body;
+  std::string invalid;
+  storage::Status status;
+};
+
+struct SessionFilter {
+  std::optional<std::string> charge_point_id;
+  std::optional<std::string> status;  // IN_PROGRESS | COMPLETED | TIMED_OUT | START_MISSING
+  std::optional<std::string> day;     // stats_day, YYYY-MM-DD
+  bool open_only = false;
+};
 
 class ReadModels {
  public:
@@ -44,11 +73,34 @@ class ReadModels {
                                  size_t limit = 100);
   nlohmann::json dq_metrics(size_t recent_batches = 20);
 
+  // Newest start first; provisional (open) and final energy as energy_kwh + energy_is_final.
+  PageResult sessions(const SessionFilter& filter, const PageRequest& page);
+  // One charge point's connector status intervals, newest first (optionally one connector).
+  PageResult status_history(const std::string& charge_point_id, std::optional<int64_t> connector_id,
+                            const PageRequest& page);
+  // Removed duplicate copies, newest first (payloads included).
+  PageResult duplicates(const std::optional<std::string>& charge_point_id,
+                        const std::optional<std::string>& duplicate_type, const PageRequest& page);
+  // quarantine_list() with cursor paging, for the REST API.
+  PageResult quarantine_page(const std::optional<std::string>& status,
+                             const std::optional<std::string>& reason, const PageRequest& page);
+  // daily_stats() with cursor paging, oldest day first.
+  PageResult daily_stats_page(const std::optional<std::string>& charge_point_id,
+                              const std::string& from_day, const std::string& to_day,
+                              const PageRequest& page);
+  // What analytics knows of one charge point: {"health": {...}|null, "connectors": [...]}.
+  nlohmann::json charge_point(const std::string& charge_point_id);
+
   storage::Db& db() { return *db_; }
 
  private:
   std::unique_ptr<storage::Db> db_;
 };
+
+// The opaque cursor of a sort key (a JSON array of its values), and back (nullopt: not a cursor
+// of `arity` values).
+std::string encode_cursor(const nlohmann::json& key);
+std::optional<nlohmann::json> decode_cursor(std::string_view cursor, size_t arity);
 
 // Rows of a query as JSON objects (timestamps formatted, JSON columns parsed). Shared with
 // the commands in cli.cpp.

@@ -1,4 +1,5 @@
-// csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp).
+// csms/charge_point_cli.cpp: `ocppgw charge-points ...` (see charge_point_cli.hpp), over
+// csms/charge_point_admin like the REST API.
 #include "csms/charge_point_cli.hpp"
 
 #include <filesystem>
@@ -7,9 +8,9 @@
 
 #include <openssl/crypto.h>
 
+#include "csms/charge_point_admin.hpp"
 #include "csms/charge_point_id.hpp"
 #include "csms/password_input.hpp"
-#include "csms/passwords.hpp"
 #include "storage/charge_point_credentials.hpp"
 #include "storage/gateway_db.hpp"
 #include "util/time.hpp"
@@ -63,14 +64,10 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
     auto read = read_password(args->password_env, is, from_stdin, &error);
     if (!read) fail("charge-points set-password: " + error);
     std::string password = std::move(*read);
-    if (auto e = password_error(password); !e.empty()) fail("charge-points set-password: " + e);
-    auto credential =
-        make_credential(args->id, password, kDefaultPasswordIterations, util::now_ms());
-    OPENSSL_cleanse(password.data(), password.size());
-    if (!credential) fail("charge-points set-password: cannot hash (random source failed)");
     auto db = open(env(), "set-password");
-    if (auto s = storage::ChargePointCredentialStore(*db).upsert(*credential); !s.ok())
-      fail("charge-points set-password: " + s.message());
+    const AdminResult r = ChargePointAdmin(*db).set_password(args->id, password);
+    OPENSSL_cleanse(password.data(), password.size());
+    if (!r.ok()) fail("charge-points set-password: " + r.message);
     os << args->id << " password set\n";
   });
 
@@ -80,11 +77,26 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
   del->add_option("id", args->id, "The charge point id")->required();
   del->callback([env, args, &os] {
     auto db = open(env(), "delete-password");
-    bool found = false;
-    if (auto s = storage::ChargePointCredentialStore(*db).remove(args->id, &found); !s.ok())
-      fail("charge-points delete-password: " + s.message());
-    if (!found) fail("charge-points delete-password: " + args->id + " has no password");
+    if (auto r = ChargePointAdmin(*db).delete_password(args->id); !r.ok())
+      fail("charge-points delete-password: " + r.message);
     os << args->id << " password deleted\n";
+  });
+
+  auto profile = std::make_shared<std::string>();
+  CLI::App* sp = cps->add_subcommand(
+      "set-security-profile",
+      "Assign OCPP security profile 0-3, or 'none' (recorded and shown; not yet enforced)");
+  sp->add_option("id", args->id, "The charge point id")->required();
+  sp->add_option("profile", *profile, "0, 1, 2, 3 or none")
+      ->required()
+      ->check(CLI::IsMember({"0", "1", "2", "3", "none"}));
+  sp->callback([env, args, profile, &os] {
+    auto db = open(env(), "set-security-profile");
+    const std::optional<int> value =
+        *profile == "none" ? std::nullopt : std::optional<int>(std::stoi(*profile));
+    if (auto r = ChargePointAdmin(*db).set_security_profile(args->id, value); !r.ok())
+      fail("charge-points set-security-profile: " + r.message);
+    os << args->id << " security profile " << *profile << '\n';
   });
 
   CLI::App* list =

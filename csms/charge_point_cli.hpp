@@ -4,6 +4,7 @@
 //
 //   ocppgw charge-points set-password <id> [--password-env VAR]   (adds or replaces)
 //   ocppgw charge-points delete-password <id>
+//   ocppgw charge-points set-security-profile <id> 0|1|2|3|none    (recorded, not yet enforced)
 //   ocppgw charge-points list                                      (ids with a password)
 //
 // set-password reads the password from the environment variable VAR, or else one line from

@@ -1,12 +1,12 @@
-// csms/token_cli.cpp: `ocppgw tokens ...` (see token_cli.hpp). Runs in the CLI process on
-// its own connection; the gateway, if running, sees changes at its next lookup (tokens are
-// not cached).
+// csms/token_cli.cpp: `ocppgw tokens ...` (see token_cli.hpp), over csms/token_admin like the
+// REST API. Runs in the CLI process on its own connection; the gateway, if running, sees
+// changes at its next lookup (tokens are not cached).
 #include "csms/token_cli.hpp"
 
 #include <iostream>
 #include <memory>
 
-#include "analytics/event.hpp"
+#include "csms/token_admin.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
 #include "util/time.hpp"
@@ -26,6 +26,10 @@ struct Args {
 
 void check(const storage::Status& s, const std::string& what) {
   if (!s.ok()) fail(what + ": " + s.message());
+}
+
+void check(const AdminResult& r, const std::string& what) {
+  if (!r.ok()) fail(what + ": " + r.message);
 }
 
 std::unique_ptr<storage::Db> open(const TokenCliEnv& env) {
@@ -57,15 +61,9 @@ CLI::App* add_token_commands(CLI::App& app, std::function<TokenCliEnv()> env, st
     const TokenCliEnv e = env();
     auto db = open(e);
     storage::IdTokenRecord r;
-    r.id_token_hash = analytics::hash_id_token(e.id_token_secret, args->id_tag);
-    r.status = args->status;
-    if (!args->expiry.empty()) {
-      r.expiry_ms = util::parse_rfc3339_ms(args->expiry);
-      if (!r.expiry_ms) fail("tokens add: --expiry is not an RFC 3339 time: " + args->expiry);
-    }
-    if (!args->parent.empty()) r.parent_id = args->parent;
-    r.updated_ms = util::now_ms();
-    check(storage::IdTokenStore(*db).upsert(r), "tokens add");
+    check(TokenAdmin(*db, e.id_token_secret)
+              .add(args->id_tag, {args->status, args->expiry, args->parent}, true, &r),
+          "tokens add");
     os << r.id_token_hash << ' ' << r.status << '\n';
   });
 
@@ -75,21 +73,16 @@ CLI::App* add_token_commands(CLI::App& app, std::function<TokenCliEnv()> env, st
     sub->callback([env, args, action, name, &os] {
       const TokenCliEnv e = env();
       auto db = open(e);
-      const std::string hash = analytics::hash_id_token(e.id_token_secret, args->id_tag);
-      bool found = false;
-      check(action(storage::IdTokenStore(*db), hash, &found), std::string("tokens ") + name);
-      if (!found) fail(std::string("tokens ") + name + ": no such token");
-      os << hash << ' ' << name << '\n';
+      TokenAdmin admin(*db, e.id_token_secret);
+      check(action(admin, args->id_tag), std::string("tokens ") + name);
+      os << admin.hash(args->id_tag) << ' ' << name << '\n';
     });
   };
-  by_tag("block", "Set a token's status to Blocked",
-         [](storage::IdTokenStore store, const std::string& hash, bool* found) {
-           return store.set_status(hash, "Blocked", util::now_ms(), found);
-         });
+  by_tag("block", "Set a token's status to Blocked", [](TokenAdmin& admin, const std::string& tag) {
+    return admin.update(tag, {.status = "Blocked"});
+  });
   by_tag("remove", "Delete a token (it then gets the unknown-token policy)",
-         [](storage::IdTokenStore store, const std::string& hash, bool* found) {
-           return store.remove(hash, found);
-         });
+         [](TokenAdmin& admin, const std::string& tag) { return admin.remove(tag); });
 
   CLI::App* list = tokens->add_subcommand("list", "List tokens: hash status expiry parent");
   list->callback([env, &os] {

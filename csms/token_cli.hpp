@@ -1,6 +1,6 @@
 // csms/token_cli.hpp: `ocppgw tokens ...`, managing the id-token list from the command
-// line (the REST API comes later). Raw tags are hashed with the configured secret before they
-// touch the database; `list` therefore shows hashes.
+// line, over csms/token_admin like the REST API. Raw tags are hashed with the configured secret
+// before they touch the database; `list` therefore shows hashes.
 //
 //   ocppgw tokens add <idTag> [--status Accepted|Blocked|Expired|Invalid] [--expiry RFC3339]
 //                             [--parent ID]       (adds or replaces)

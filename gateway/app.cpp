@@ -12,6 +12,7 @@
 
 #include "analytics/live_pipeline.hpp"
 #include "csms/sqlite_event_sink.hpp"
+#include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
@@ -152,6 +153,7 @@ class AnalyticsComponent : public Component {
         metrics::Type::Counter, {}, [live] {
           return std::vector<metrics::Sample>{{{}, double(live->stats().conservation_violations)}};
         });
+    app.set_live_analytics(live_.get());
     return {};
   }
   void stop() override {
@@ -256,6 +258,7 @@ Status App::start() {
   add_command_routes();
   web::add_openapi_route(router_, api_auth());
   add_metrics();
+  if (auto s = add_api_routes(); !s.ok()) return s;
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -342,6 +345,27 @@ void App::add_metrics() {
       {}, [this] {
         return std::vector<metrics::Sample>{{{}, health_.failing().empty() ? 1.0 : 0.0}};
       });
+}
+
+// The read and management routes (viewer reads; operator tokens; admin passwords), over one
+// ApiBackend: analytics read models, the session registry and the gateway database.
+Status App::add_api_routes() {
+  Status status;
+  api_backend_ = ApiBackend::open(
+      {config_.db_path(), config_.analytics_db_path(), policy_.id_token_secret, &registry_,
+       [this] {
+         bool healthy = true;
+         return health_.report(&healthy);
+       },
+       [this](const std::function<void(analytics::Pipeline&)>& task) {
+         auto* live = live_analytics_.load();
+         return live && live->with_pipeline(task);
+       }},
+      &status);
+  if (!api_backend_) return Status::error("opening the API's database: " + status.message());
+  web::add_read_routes(router_, api_auth(), *api_backend_);
+  web::add_management_routes(router_, api_auth(), *api_backend_);
+  return {};
 }
 
 void App::start_guards() {

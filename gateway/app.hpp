@@ -7,6 +7,7 @@
 // thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -33,9 +34,13 @@
 namespace ocppgw::web {
 class ApiAuth;
 }
+namespace ocppgw::analytics {
+class LivePipeline;
+}
 
 namespace ocppgw::gateway {
 
+class ApiBackend;
 class App;
 class BasicAuthenticator;
 class Listener;
@@ -85,6 +90,8 @@ class App {
   // Authentication of REST API routes: a route calls api_auth().require(request, role, respond)
   // first (web/api_auth.hpp). Available from start() on, before the components start.
   web::ApiAuth& api_auth();
+  // The analytics component announces its pipeline here, for quarantine review from the API.
+  void set_live_analytics(analytics::LivePipeline* live) { live_analytics_ = live; }
 
  private:
   // Part of start(): the plain and the TLS listener as configured.
@@ -94,6 +101,7 @@ class App {
   void add_command_routes();
   // /metrics and the gateway's own scrape-time metrics.
   void add_metrics();
+  util::Status add_api_routes();
   void poll_disk();
 
   Config config_;
@@ -108,6 +116,8 @@ class App {
   std::unique_ptr<DiskGuard> disk_;
   std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
   std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
+  std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
+  std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;

@@ -53,4 +53,11 @@ std::vector<ChargePointCredential> ChargePointCredentialStore::list(Status* stat
   return db_.query_all(kSql, read_row, status);
 }
 
+std::vector<ChargePointCredential> ChargePointCredentialStore::list(std::string_view after_id,
+                                                                    int64_t limit, Status* status) {
+  static const std::string kSql =
+      std::string(kColumns) + " WHERE charge_point_id > ?1 ORDER BY charge_point_id LIMIT ?2";
+  return db_.query_all(kSql, read_row, status, after_id, limit);
+}
+
 }  // namespace ocppgw::storage

@@ -35,6 +35,9 @@ class ChargePointCredentialStore {
                                             Status* status = nullptr);
   // Every credential, ordered by charge point id.
   std::vector<ChargePointCredential> list(Status* status = nullptr);
+  // A page of them: ids after `after_id` (empty: from the start), at most `limit`.
+  std::vector<ChargePointCredential> list(std::string_view after_id, int64_t limit,
+                                          Status* status = nullptr);
 
  private:
   Db& db_;

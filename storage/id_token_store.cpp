@@ -71,4 +71,11 @@ std::vector<IdTokenRecord> IdTokenStore::list(Status* status) {
   return db_.query_all(kSql, read_row, status);
 }
 
+std::vector<IdTokenRecord> IdTokenStore::list(std::string_view after_hash, int64_t limit,
+                                              Status* status) {
+  static const std::string kSql =
+      std::string(kColumns) + " WHERE id_token_hash > ?1 ORDER BY id_token_hash LIMIT ?2";
+  return db_.query_all(kSql, read_row, status, after_hash, limit);
+}
+
 }  // namespace ocppgw::storage

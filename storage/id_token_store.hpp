@@ -41,6 +41,9 @@ class IdTokenStore {
   Status remove(std::string_view id_token_hash, bool* found = nullptr);
   std::optional<IdTokenRecord> find(std::string_view id_token_hash, Status* status = nullptr);
   std::vector<IdTokenRecord> list(Status* status = nullptr);
+  // A page of the list ordered by hash: rows after `after_hash` (empty: from the start).
+  std::vector<IdTokenRecord> list(std::string_view after_hash, int64_t limit,
+                                  Status* status = nullptr);
 
  private:
   Db& db_;

@@ -12,6 +12,7 @@
 #include "util/logging.hpp"
 #include "util/secret.hpp"
 #include "util/time.hpp"
+#include "web/api_input.hpp"
 
 namespace ocppgw::web {
 namespace {
@@ -19,19 +20,6 @@ namespace {
 namespace net = boost::asio;
 using Check = OperatorDirectory::Check;
 using ChangeResult = OperatorDirectory::ChangeResult;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
 
 bool state_changing(http::verb method) {
   return method == http::verb::post || method == http::verb::put || method == http::verb::patch ||
@@ -135,61 +123,6 @@ std::string change_outcome(ChangeResult result) {
       break;
   }
   return "failed";
-}
-
-using Fields = std::map<std::string, std::string, std::less<>>;
-
-// The body as a JSON object of string fields, each one of `allowed`. Unknown fields are refused
-// rather than ignored, so a misspelt "passwrd" is a 400 and not a silent no-op. Otherwise
-// answers 415/400 and returns nullopt.
-std::optional<Fields> string_fields(const HttpRequest& request,
-                                    std::initializer_list<std::string_view> allowed,
-                                    const HttpRespond& respond) {
-  const std::string_view type = request[http::field::content_type];
-  if (!iequals(trim(type.substr(0, type.find(';'))), "application/json")) {
-    respond(json_error(request, http::status::unsupported_media_type,
-                       "the body must be JSON (Content-Type: application/json)"));
-    return std::nullopt;
-  }
-  const auto body = nlohmann::json::parse(request.body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    respond(json_error(request, http::status::bad_request, "the body is not a JSON object"));
-    return std::nullopt;
-  }
-  Fields out;
-  for (const auto& [key, value] : body.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      respond(json_error(request, http::status::bad_request,
-                         "unknown field '" + key + "' (expected " + list + ")"));
-      return std::nullopt;
-    }
-    if (!value.is_string()) {
-      respond(json_error(request, http::status::bad_request, "'" + key + "' must be a string"));
-      return std::nullopt;
-    }
-    out[key] = value.get<std::string>();
-  }
-  return out;
-}
-
-// A query parameter as an integer in [min, max]; `fallback` when absent. nullopt: malformed
-// (already answered 400).
-std::optional<int64_t> int_param(const HttpRequest& request, std::string_view name,
-                                 int64_t fallback, int64_t min, int64_t max,
-                                 const HttpRespond& respond) {
-  const auto text = query_param(request.target(), name);
-  if (!text || text->empty()) return fallback;
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec != std::errc() || p != text->data() + text->size() || v < min || v > max) {
-    respond(json_error(request, http::status::bad_request,
-                       std::string(name) + " must be an integer from " + std::to_string(min) +
-                           " to " + std::to_string(max)));
-    return std::nullopt;
-  }
-  return v;
 }
 
 nlohmann::json to_json(const OperatorDirectory::Account& a) {

@@ -150,6 +150,10 @@ class ApiAuth {
   // PATCH/DELETE /api/v1/operators/{name}. This object must outlive the router's use of them.
   void add_routes(Router& router);
 
+  // Runs `work` on the worker pool, or answers 503 when too much is queued. Routes whose work
+  // reads or writes a database (the read and management APIs) run it here, off the I/O threads.
+  void offload(const HttpRequest& request, const HttpRespond& respond, std::function<void()> work);
+
   // Waits for the worker pool; queued work is dropped (its requests are never answered).
   void stop();
 
@@ -158,8 +162,6 @@ class ApiAuth {
   std::optional<OperatorDirectory::Check> check(const HttpRequest& request, Role minimum,
                                                 const HttpRespond& respond,
                                                 std::string* token) const;
-  // Runs `work` on the pool, or answers 503 when too much is queued.
-  void offload(const HttpRequest& request, const HttpRespond& respond, std::function<void()> work);
   // Writes one audit row now (on the pool); a failure is logged, the action stands.
   void record_audit(const OperatorDirectory::AuditEntry& entry);
   // Audits a management change and answers: `ok` with `body` when it happened, else the

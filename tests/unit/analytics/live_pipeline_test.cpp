@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "storage/gateway_db.hpp"
 #include "tests/unit/analytics/fleet_generator.hpp"
 #include "tests/unit/analytics/test_support.hpp"
@@ -42,6 +45,32 @@ TEST(LivePipeline, OffersFromSeveralThreadsAreAllProcessedAndStopDrains) {
   EXPECT_EQ(st.failed_batches, 0);
   EXPECT_EQ(st.queued_events, 0);
   live->stop();  // idempotent
+}
+
+TEST(LivePipeline, WithPipelineRunsOnTheWorkerBetweenBatchesUntilStopped) {
+  testing::TempDir dir;
+  LivePipeline::Options o;
+  o.pipeline.path = dir.file("a.db");
+  o.pipeline.durable = false;
+  o.max_linger_ms = 10000;  // a task must not wait for the linger
+  storage::Status s;
+  auto live = LivePipeline::start(o, &s);
+  ASSERT_TRUE(live);
+  live->offer({testing::make_event("h", "CP-1", EventType::Heartbeat,
+                                   testing::ts("2026-03-01T10:00:00Z"))});
+  std::thread::id ran_on;
+  int64_t silver = -1;
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(live->with_pipeline([&](Pipeline& p) {
+    ran_on = std::this_thread::get_id();
+    silver = p.counts().silver;
+  }));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+  EXPECT_NE(ran_on, std::thread::id());
+  EXPECT_GE(silver, 0);  // ran with the pipeline, before or after the batch, never during it
+  live->stop();
+  EXPECT_FALSE(live->with_pipeline([](Pipeline&) { FAIL() << "ran after stop"; }));
 }
 
 TEST(LivePipeline, FlushWaitsForEverythingOffered) {

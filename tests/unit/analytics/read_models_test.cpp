@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <set>
+
 #include "analytics/cli.hpp"
 #include "storage/gateway_db.hpp"
 #include "tests/unit/analytics/fleet_generator.hpp"
@@ -149,6 +152,71 @@ TEST(AnalyticsRebuild, ReplayingTheGatewayEventLogGivesTheSameGold) {
   EXPECT_EQ(dump_gold(cli->db()), dump_gold(live->db()));
   const char* reconcile[] = {"ocppgw", "reconcile"};
   EXPECT_NO_THROW(app.parse(2, const_cast<char**>(reconcile)));
+}
+
+}  // namespace
+}  // namespace ocppgw::analytics
+
+namespace ocppgw::analytics {
+namespace {
+
+// Walks a paged list to its end; every item's `key` must come exactly once.
+std::vector<std::string> walk(const std::function<PageResult(const PageRequest&)>& query,
+                              const std::string& key, size_t limit) {
+  std::vector<std::string> seen;
+  PageRequest page{"", limit};
+  for (int guard = 0; guard < 10000; ++guard) {
+    PageResult r = query(page);
+    EXPECT_TRUE(r.invalid.empty()) << r.invalid;
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    if (!r.invalid.empty() || !r.status.ok()) break;
+    EXPECT_LE(r.body["items"].size(), limit);
+    for (const auto& item : r.body["items"]) seen.push_back(item[key].dump());
+    if (r.body["next_cursor"].is_null()) break;
+    page.cursor = r.body["next_cursor"].get<std::string>();
+  }
+  return seen;
+}
+
+TEST_F(ReadModelsTest, SessionPagesHoldEverySessionExactlyOnce) {
+  const int64_t total = std::stoll(dump_query(p_->db(), "SELECT COUNT(*) FROM charging_sessions"));
+  ASSERT_GT(total, 7);
+  auto seen = walk([&](const PageRequest& p) { return rm_->sessions({}, p); }, "session_id", 7);
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), total);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
+  // A filter narrows every page the same way.
+  const std::string cp = rm_->sessions({}, {"", 1}).body["items"][0]["charge_point_id"];
+  auto mine =
+      walk([&](const PageRequest& p) { return rm_->sessions({cp}, p); }, "charge_point_id", 3);
+  ASSERT_FALSE(mine.empty());
+  for (const auto& c : mine) EXPECT_EQ(c, nlohmann::json(cp).dump());
+}
+
+TEST_F(ReadModelsTest, CursorsAndFiltersAreChecked) {
+  PageResult first = rm_->sessions({}, {"", 1});
+  ASSERT_TRUE(first.body["next_cursor"].is_string());
+  const std::string cursor = first.body["next_cursor"];
+  // A sessions cursor is no duplicates cursor, and garbage is no cursor at all.
+  EXPECT_FALSE(rm_->duplicates({}, {}, {cursor, 5}).invalid.empty());
+  EXPECT_FALSE(rm_->sessions({}, {"zz-not-hex", 5}).invalid.empty());
+  EXPECT_FALSE(rm_->sessions({}, {encode_cursor({"sessions", 1}), 5}).invalid.empty());
+  EXPECT_FALSE(rm_->sessions({.status = "DONE"}, {"", 5}).invalid.empty());
+  EXPECT_FALSE(rm_->sessions({.day = "2026-13-01"}, {"", 5}).invalid.empty());
+  EXPECT_TRUE(rm_->sessions({.status = "COMPLETED"}, {cursor, 5}).invalid.empty());
+}
+
+TEST_F(ReadModelsTest, DailyStatsAndDuplicatesPage) {
+  auto days = walk(
+      [&](const PageRequest& p) {
+        return rm_->daily_stats_page({}, "2000-01-01", "2100-01-01", p);
+      },
+      "day", 1);
+  EXPECT_EQ(
+      static_cast<int64_t>(days.size()),
+      std::stoll(dump_query(p_->db(), "SELECT COUNT(DISTINCT day) FROM charging_stats_daily")));
+  auto dups = walk([&](const PageRequest& p) { return rm_->duplicates({}, {}, p); }, "audit_id", 4);
+  EXPECT_EQ(static_cast<int64_t>(dups.size()),
+            std::stoll(dump_query(p_->db(), "SELECT COUNT(*) FROM duplicate_events_audit")));
 }
 
 }  // namespace

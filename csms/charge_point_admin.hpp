@@ -1,0 +1,44 @@
+// csms/charge_point_admin.hpp: charge point HTTP Basic passwords (OCPP security profiles 1 and
+// 2) and assigned security profiles as operators change them, the one implementation behind `ocppgw
+// charge-points` and the REST API's /api/v1/charge-points/{id}/password. Passwords are hashed here
+// (csms/passwords.hpp, salted PBKDF2) and never stored, printed or logged.
+//
+// The gateway verifies a connection's password against the stored hash (its verification cache
+// is keyed by that hash, gateway/auth.hpp), so a new or deleted password applies at the charge
+// point's next connection; a connection already open stays open.
+// Threading: one connection; use it from one thread at a time. set_password() hashes (about
+// 10 ms on one core): keep it off threads that serve charge points.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "csms/admin_result.hpp"
+#include "storage/charge_point_credentials.hpp"
+#include "storage/db.hpp"
+
+namespace ocppgw::csms {
+
+class ChargePointAdmin {
+ public:
+  explicit ChargePointAdmin(storage::Db& db) : db_(db) {}
+
+  // Sets or replaces the password of `charge_point_id` (Invalid: a bad id or a password that
+  // breaks the policy, 16 to 40 characters). The caller wipes its copy of the password.
+  AdminResult set_password(const std::string& charge_point_id, std::string_view password);
+  AdminResult delete_password(const std::string& charge_point_id);
+  // Assigns OCPP security profile 0..3 (nullopt: none) to a charge point, adding it to the known
+  // charge points if it never booted. Recorded and shown, not yet enforced by the listeners
+  // (storage/migrations/0006_charge_point_security_profile.sql).
+  AdminResult set_security_profile(const std::string& charge_point_id, std::optional<int> profile);
+  // Charge points with a password, ordered by id, after `after_id` (empty: from the start).
+  std::vector<storage::ChargePointCredential> with_password(std::string_view after_id, size_t limit,
+                                                            storage::Status* status);
+
+ private:
+  storage::Db& db_;
+};
+
+}  // namespace ocppgw::csms
