@@ -59,12 +59,14 @@ Commit prepare(const ReplacePartitions& r, const Snapshot& snap, int64_t now_ms,
   c.commit_info = {{"timestamp", now_ms},
                    {"operation", snap.version < 0 ? "CREATE TABLE AS SELECT" : "WRITE"},
                    {"operationParameters", params},
-                   {"readVersion", snap.version},
                    {"isBlindAppend", false},
                    {"engineInfo", "ocppgw-delta-mirror"},
                    {"operationMetrics",
                     {{"numFiles", std::to_string(r.adds.size())},
                      {"numRemovedFiles", std::to_string(*removed)}}}};
+  // The version this commit was prepared on; none for the commit that creates the table
+  // (readers parse it as unsigned).
+  if (snap.version >= 0) c.commit_info["readVersion"] = snap.version;
   return c;
 }
 
