@@ -45,6 +45,8 @@ def test_generated_rows_round_trip(copy_of):
     got = {r["charge_point_id"]: r for r in table.to_pylist()}
     source = sqlite3.connect(copy_of["analytics"]).execute("SELECT * FROM charge_point_health").fetchall()
     assert len(got) == len(source)
+    assert sum(1 for cid in got if cid.startswith("gen-")) == N
+    assert "gen-000001-充电桩-1" in got or any("充电桩" in c for c in got), "unicode keys kept"
     def ts(ms):
         return None if ms is None else dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
     for (cid, hb, seen, state, changed, boot, vendor, model, fw, interval, deadline, liveness) in source:
@@ -52,7 +54,9 @@ def test_generated_rows_round_trip(copy_of):
         assert r["last_heartbeat_ts"] == ts(hb)
         assert r["last_seen_ts"] == ts(seen)
         assert r["vendor"] == vendor
-        assert r["model"] is None
+        assert r["model"] == model and r["firmware_version"] == fw
+        assert r["connection_state"] == state
+        assert r["connection_changed_ts"] == ts(changed) and r["last_boot_ts"] == ts(boot)
         assert r["heartbeat_interval_s"] == interval
         assert r["offline_deadline_ts"] == ts(deadline)
         assert r["liveness"] == liveness

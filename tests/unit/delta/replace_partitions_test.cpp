@@ -52,6 +52,7 @@ TEST(ReplacePartitions, FirstCommitCreatesTheTableThenOnlyNamedPartitionsChange)
   EXPECT_EQ(c0->protocol->min_reader_version, 1);
   EXPECT_EQ(c0->protocol->min_writer_version, 2);
   EXPECT_EQ(c0->metadata->partition_columns, std::vector<std::string>{"day"});
+  EXPECT_FALSE(c0->commit_info.contains("readVersion")) << "readers parse it as unsigned";
 
   const auto before = log.snapshot(std::nullopt, &s);
   auto second = replace_partitions(log, replace({"2026-01-02"}, "m", 2), &s);
@@ -71,6 +72,7 @@ TEST(ReplacePartitions, FirstCommitCreatesTheTableThenOnlyNamedPartitionsChange)
   ASSERT_TRUE(c1);
   EXPECT_FALSE(c1->metadata) << "metaData only in the first commit";
   EXPECT_EQ(c1->commit_info["operationParameters"]["mode"], "Overwrite");
+  EXPECT_EQ(c1->commit_info["readVersion"], 0);
 }
 
 TEST(ReplacePartitions, TheSameTxnVersionAgainAddsNothing) {
