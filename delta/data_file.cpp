@@ -49,6 +49,30 @@ util::Status arrow_error(const std::string& what, const arrow::Status& s) {
   return util::Status::error(what + ": " + s.ToString());
 }
 
+// Appends one value of a key column as text ('\x1e' for null). The key column types get a
+// direct read; any other type goes through Arrow's scalar formatting (slower, same result).
+void append_key_value(const arrow::Array& a, int64_t i, std::string* out) {
+  if (a.IsNull(i)) {
+    *out += '\x1e';
+    return;
+  }
+  switch (a.type_id()) {
+    case arrow::Type::STRING:
+      *out += static_cast<const arrow::StringArray&>(a).GetView(i);
+      return;
+    case arrow::Type::INT64:
+      *out += std::to_string(static_cast<const arrow::Int64Array&>(a).Value(i));
+      return;
+    case arrow::Type::TIMESTAMP:
+      *out += std::to_string(static_cast<const arrow::TimestampArray&>(a).Value(i));
+      return;
+    default: {
+      auto scalar = a.GetScalar(i);
+      *out += scalar.ok() ? (*scalar)->ToString() : std::string("\x1e");
+    }
+  }
+}
+
 }  // namespace
 
 // Running min/max/null count of one column; min/max are kept as the typed value and turned
@@ -254,8 +278,7 @@ std::optional<DataFileScan> scan_data_file(const std::filesystem::path& path,
     for (const auto& chunk : column->chunks())
       for (int64_t i = 0; i < chunk->length(); ++i, ++row) {
         if (k > 0) scan.keys[row] += '\x1f';
-        auto scalar = chunk->GetScalar(i);
-        scan.keys[row] += (scalar.ok() && (*scalar)->is_valid) ? (*scalar)->ToString() : "\x1e";
+        append_key_value(*chunk, i, &scan.keys[row]);
       }
   }
   return scan;
