@@ -10,6 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "analytics/delta_mirror.hpp"
 #include "analytics/live_pipeline.hpp"
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/api_backend.hpp"
@@ -165,7 +166,35 @@ class AnalyticsComponent : public Component {
   std::unique_ptr<analytics::LivePipeline> live_;
 };
 
+// The Delta Lake mirror of the analytics tables, on its own thread every delta_interval.
+class DeltaMirrorComponent : public Component {
+ public:
+  Status start(App& app) override {
+    const Config& c = app.config();
+    if (c.delta_interval_s <= 0) return {};
+    analytics::DeltaMirrorOptions options;
+    options.analytics_db_path = c.analytics_db_path();
+    options.root = c.delta_root_path();
+    // Nice'd like the analytics worker: the ack path comes first under contention.
+    worker_ = std::make_unique<analytics::DeltaMirrorWorker>(
+        options, std::chrono::seconds(c.delta_interval_s), 10);
+    worker_->start();
+    app.health().add({"delta", [w = worker_.get()] { return w->health(); }, {}});
+    return {};
+  }
+  void stop() override {
+    if (worker_) worker_->stop();
+  }
+
+ private:
+  std::unique_ptr<analytics::DeltaMirrorWorker> worker_;
+};
+
 }  // namespace
+
+std::unique_ptr<Component> make_delta_mirror_component() {
+  return std::make_unique<DeltaMirrorComponent>();
+}
 
 std::unique_ptr<Component> make_analytics_component() {
   return std::make_unique<AnalyticsComponent>();

@@ -139,5 +139,7 @@ class App {
 std::unique_ptr<Component> make_kafka_component();
 // The in-process analytics pipeline (analytics::LivePipeline on <data_dir>/analytics.db).
 std::unique_ptr<Component> make_analytics_component();
+// The Delta Lake mirror (analytics/delta_mirror.hpp), when delta_interval > 0.
+std::unique_ptr<Component> make_delta_mirror_component();
 
 }  // namespace ocppgw::gateway

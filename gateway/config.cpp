@@ -238,6 +238,13 @@ void add_storage_options(std::vector<OptionSpec>& s) {
                          &Config::kafka_brokers));
   s.push_back(
       string_opt("kafka_topic", "Kafka topic of the canonical events", &Config::kafka_topic));
+  s.push_back(string_opt("delta_root",
+                         "Folder of the Delta Lake mirror, one Delta table per analytics table; "
+                         "empty: <data_dir>/delta",
+                         &Config::delta_root));
+  s.push_back(number_opt("delta_interval",
+                         "Seconds between Delta mirror cycles; 0: only on `ocppgw delta sync`",
+                         &Config::delta_interval_s, 0, 86400));
 }
 
 // The heartbeat interval handed out at boot, and how strictly frames are checked, globally and

@@ -75,6 +75,9 @@ struct Config {
   // (e.g. "security.protocol" = "SASL_SSL", "sasl.password" = "env:EVENTHUB_KEY").
   std::map<std::string, std::string> kafka_settings;
   int heartbeat_interval_s = 300;
+  // The Delta Lake mirror of the analytics tables (docs/delta.md).
+  std::string delta_root;        // empty: <data_dir>/delta
+  int delta_interval_s = 60;     // seconds between mirror cycles; 0: only `ocppgw delta sync`
   int csms_call_timeout_s = 30;  // a CSMS->charge point call unanswered this long: HTTP 504
   rpc::ValidationMode validation_mode = rpc::ValidationMode::Strict;
   std::string unknown_charge_points = "Accepted";  // Accepted | Pending | Rejected
@@ -101,6 +104,9 @@ struct Config {
   std::string db_path() const { return data_dir + "/ocppgw.db"; }
   // The analytics store (rebuildable from the event log; see analytics/README.md).
   std::string analytics_db_path() const { return data_dir + "/analytics.db"; }
+  std::string delta_root_path() const {
+    return delta_root.empty() ? data_dir + "/delta" : delta_root;
+  }
   bool plain_enabled() const { return !listen_address.empty(); }
   bool tls_enabled() const { return !tls_listen_address.empty(); }
   bool web_listener_enabled() const { return !web_listen_address.empty(); }

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analytics/cli.hpp"
+#include "analytics/delta_cli.hpp"
 #include "csms/charge_point_cli.hpp"
 #include "csms/operator_cli.hpp"
 #include "csms/token_cli.hpp"
@@ -82,6 +83,13 @@ int main(int argc, char** argv) {
     env.analytics.path = c.analytics_db_path();
     return env;
   });
+  ocppgw::analytics::add_delta_commands(cli, [&] {
+    const Config& c = config();
+    ocppgw::analytics::DeltaMirrorOptions options;
+    options.analytics_db_path = c.analytics_db_path();
+    options.root = c.delta_root_path();
+    return options;
+  });
   // Further subcommands register here, the same way.
   cli.require_subcommand(0, 1);
 
@@ -109,6 +117,7 @@ int main(int argc, char** argv) {
   ocppgw::gateway::App app(std::move(*cfg));
   app.add_component(ocppgw::gateway::make_analytics_component());
   app.add_component(ocppgw::gateway::make_kafka_component());
+  app.add_component(ocppgw::gateway::make_delta_mirror_component());
   // The web component (status page, REST API, /metrics) is added here when it lands.
   if (auto s = app.start(); !s.ok()) {
     ocppgw::log::error("startup_failed", "", {{"error", s.message()}});

@@ -2,7 +2,8 @@
 # scripts/setup.sh: installs everything ocppgw needs to build, run and test on Debian 12.
 # Idempotent and quick when nothing is missing: only absent Debian packages are installed.
 # Project-local npm/pip packages are installed by the test drivers themselves, with their
-# download caches under ~/.cache/ocppgw so later runs reuse them.
+# download caches under ~/.cache/ocppgw so later runs reuse them. Arrow/Parquet C++, which
+# Debian 12 does not package, come from scripts/arrow.sh (last step here).
 set -euo pipefail
 
 # Build and run: compiler, CMake, and the libraries of docs/architecture.md ("Dependencies").
@@ -10,6 +11,7 @@ BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost-dev libboost-system-dev libssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   librdkafka-dev libvalijson-dev libspdlog-dev libcli11-dev libtomlplusplus-dev
+  python3 python3-pip  # scripts/arrow.sh fetches the pinned pyarrow wheel with pip
 )
 # Tests, benchmarks and tooling: GoogleTest, benchmark, clang-format, Kafka client tool,
 # Node.js and Python for the independent OCPP client libraries, Java + Maven for the Kafka broker.
@@ -35,3 +37,4 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 echo "setup: system packages present"
+bash "$(dirname "$0")/arrow.sh"

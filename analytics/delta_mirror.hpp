@@ -1,0 +1,115 @@
+// analytics/delta_mirror.hpp: mirrors the analytics tables (analytics/delta_tables.hpp) to
+// Delta Lake tables under a root folder, one Delta table per analytics table (docs/delta.md).
+//
+// One cycle reads one consistent snapshot of the analytics store (a single read transaction,
+// beside the pipeline's writer thanks to WAL, so ingest never waits) and, per table:
+//   1. fingerprints every partition (daily partitions; small tables are one partition) and
+//      compares with the fingerprints tagged on the Delta table's current files: only the
+//      partitions whose rows changed since the last cycle are written;
+//   2. writes them as Parquet files into the table's _staging/<cycle>/ folder;
+//   3. audits the staged files as read back from disk: row counts equal the snapshot's, the
+//      primary key is unique, required columns hold no null (write-audit-publish);
+//   4. moves them into place and commits one Delta version that replaces exactly those
+//      partitions, with the txn (app id, the snapshot's analytics batch sequence), so a cycle
+//      retried on the same snapshot is recognised and adds nothing.
+// A failed audit commits nothing for that table, keeps the staged files for inspection and is
+// reported (the worker raises it as an alert in /health); the next cycle tries again.
+// Thread contract: a DeltaMirror runs one cycle at a time on the calling thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/status.hpp"
+
+namespace ocppgw::analytics {
+
+struct DeltaMirrorOptions {
+  std::string analytics_db_path = "data/analytics.db";
+  std::filesystem::path root = "data/delta";
+  // The txn app id; two gateways mirroring into one root must use different ones.
+  std::string app_id = "ocppgw-delta-mirror";
+  int64_t rows_per_row_group = 64 * 1024;
+  // Staged files of failed audits are kept this long for inspection, then deleted.
+  std::chrono::seconds staging_retention{24 * 3600};
+  // Fault injection for tests: the first staged row of this table is written twice.
+  std::string inject_duplicate_row_in;
+};
+
+struct TableCycleReport {
+  enum class Outcome { kUnchanged, kCommitted, kAlreadyApplied, kConflict, kAuditFailed, kFailed };
+  std::string table;
+  Outcome outcome = Outcome::kUnchanged;
+  int64_t version = -1;  // the Delta version committed (or found)
+  int64_t partitions_replaced = 0;
+  int64_t files_added = 0;
+  int64_t files_removed = 0;
+  int64_t rows_written = 0;
+  bool checkpointed = false;
+  std::string detail;  // why it failed, or what the audit found
+};
+
+struct CycleReport {
+  int64_t snapshot_batch_seq = 0;  // the txn version of this cycle
+  int64_t started_at_ms = 0;
+  int64_t duration_ms = 0;
+  int64_t rows_read = 0;
+  int64_t rows_written = 0;
+  std::vector<TableCycleReport> tables;
+  bool ok() const;  // no table failed or failed its audit
+};
+
+nlohmann::json to_json(const CycleReport& report);
+const char* to_string(TableCycleReport::Outcome outcome);
+
+class DeltaMirror {
+ public:
+  explicit DeltaMirror(DeltaMirrorOptions options);
+  // nullopt: the snapshot could not be read at all (*status says why).
+  std::optional<CycleReport> run_cycle(util::Status* status);
+
+ private:
+  DeltaMirrorOptions options_;
+};
+
+// Runs a cycle every `interval` on its own thread (nice'd below the ack path) and keeps what
+// /health shows. stop() waits for a running cycle to end.
+class DeltaMirrorWorker {
+ public:
+  DeltaMirrorWorker(DeltaMirrorOptions options, std::chrono::seconds interval, int nice);
+  ~DeltaMirrorWorker();
+  void start();
+  void stop();
+  // Thread-safe and cheap: the last cycle's summary, the count of failed audits, and an alert
+  // while the latest attempt of some table failed.
+  nlohmann::json health() const;
+
+ private:
+  void run();
+
+  DeltaMirror mirror_;
+  std::chrono::seconds interval_;
+  int nice_;
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  nlohmann::json last_cycle_;
+  std::string alert_;
+  int64_t cycles_ = 0;
+  int64_t audit_failures_ = 0;
+  int64_t failed_cycles_ = 0;
+};
+
+}  // namespace ocppgw::analytics

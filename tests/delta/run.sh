@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tests/delta/run.sh: the Delta Lake mirror read by independent readers (pyarrow, delta-rs)
+# against files written by the real binary: a gateway run with ocppsim traffic while the
+# mirror runs, then `ocppgw delta sync` cycles. Installs tests/delta/requirements.txt into the
+# project venv. Env: OCPPGW_BIN, OCPPSIM_BIN. Prints "N passed, M failed".
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/tests/integration/common.sh"
+venv="$root/.venv"
+if ! "$venv/bin/python" -c 'import deltalake, pyarrow, pytest' 2>/dev/null; then
+  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
+    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
+      -r "$root/tests/delta/requirements.txt" || { echo "0 passed, 1 failed"; exit 1; }
+fi
+log="$(mktemp)"
+cd "$root/tests/delta" && timeout 600 "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+count_pytest "$log" "$rc"
+rm -f "$log"
+echo "delta: $p passed, $f failed"
+[ "$f" -eq 0 ]
