@@ -37,6 +37,7 @@ namespace ocppgw::gateway {
 
 class App;
 class BasicAuthenticator;
+class ChargePointStateService;
 class Listener;
 struct OperatorApi;
 
@@ -98,8 +99,9 @@ class App {
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
-  std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
-  std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
+  std::unique_ptr<boost::asio::thread_pool> bulk_;               // Services::bulk
+  std::unique_ptr<web::CsmsCommands> commands_;                  // behind the API's calls route
+  std::unique_ptr<ChargePointStateService> charge_point_state_;  // state views, boot, rotation
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::Router router_;

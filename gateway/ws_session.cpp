@@ -7,6 +7,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "csms/charge_point_items.hpp"
 #include "gateway/disk_guard.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
@@ -481,10 +482,11 @@ void WsSession::record_call(const CallRequest& request, const CallOutcome& outco
   auto ctx = context(now);
   ctx.action = request.action;
   ctx.message_id = outcome.message_id;
-  nlohmann::json details = {{"requested_by", request.requested_by},
-                            {"request", request.payload},
-                            {"outcome", std::string(to_string(outcome.kind))},
-                            {"duration_ms", now - started_ms}};
+  nlohmann::json details = {
+      {"requested_by", request.requested_by},
+      {"request", csms::redacted_call_request(request.action, request.payload)},
+      {"outcome", std::string(to_string(outcome.kind))},
+      {"duration_ms", now - started_ms}};
   if (outcome.kind == CallOutcome::Kind::Result) {
     details["response"] = outcome.payload;
     if (!outcome.violations.empty()) {
@@ -499,6 +501,15 @@ void WsSession::record_call(const CallRequest& request, const CallOutcome& outco
                         {"details", outcome.error_details}};
   }
   csms::SinkEntry entry;
+  if (outcome.ok()) {
+    // Follow-up hooks (csms/charge_point_items.hpp): what the result changed of the charge
+    // point's state is committed with its CsmsCall event.
+    auto writes = std::make_unique<rpc::WriteSet>();
+    ctx.writes = writes.get();
+    services_.state.call_result(ctx, request.payload, outcome.payload);
+    ctx.writes = nullptr;
+    if (!writes->empty()) entry.writes = std::move(writes);
+  }
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::csms_call_event(ctx, details));
