@@ -467,8 +467,11 @@ void WsSession::send_next_call() {
   const std::string action = next.request.action;
   auto done = [self = shared_from_this(), request = next.request,
                callback = std::move(next.callback), started](CallOutcome outcome) {
-    self->record_call(request, outcome, started);
-    callback(std::move(outcome));
+    // The caller hears the outcome once its CsmsCall event and the state it implies are
+    // durable, so a read right after the answer sees them.
+    self->record_call(
+        request, outcome, started,
+        [callback = std::move(callback), outcome]() mutable { callback(std::move(outcome)); });
     self->send_next_call();
   };
   const std::string id = pending_.add(action, next.request.timeout, std::move(done));
@@ -477,7 +480,7 @@ void WsSession::send_next_call() {
 }
 
 void WsSession::record_call(const CallRequest& request, const CallOutcome& outcome,
-                            int64_t started_ms) {
+                            int64_t started_ms, std::function<void()> then) {
   const int64_t now = util::now_ms();
   auto ctx = context(now);
   ctx.action = request.action;
@@ -513,7 +516,9 @@ void WsSession::record_call(const CallRequest& request, const CallOutcome& outco
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::csms_call_event(ctx, details));
-  entry.on_durable = [](bool) {};
+  entry.on_durable = [self = shared_from_this(), then = std::move(then)](bool) {
+    if (then) net::post(self->ws_.get_executor(), then);
+  };
   services_.sink.submit(std::move(entry));
 }
 
@@ -572,7 +577,9 @@ void WsSession::finish(std::string reason) {
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::connection_event(ctx, "disconnected", details));
-  entry.on_durable = [](bool) {};
+  entry.on_durable = [self = shared_from_this(), then = std::move(then)](bool) {
+    if (then) net::post(self->ws_.get_executor(), then);
+  };
   services_.sink.submit(std::move(entry));
 }
 

@@ -406,6 +406,16 @@ TEST_F(ChargePointItemsTest, ConfigurationFromGetAndChangeConfigurationWithoutSe
                                   {{"key", "AuthorizationKey"}, {"value", "0123456789abcdef"}})
                 .at("value"),
             "<redacted>");
+  const json set =
+      redacted_call_request("SetVariables", {{"setVariableData",
+                                              {{{"attributeValue", "pw-0123456789abcdef"},
+                                                {"component", {{"name", "SecurityCtrlr"}}},
+                                                {"variable", {{"name", "BasicAuthPassword"}}}},
+                                               {{"attributeValue", "60"},
+                                                {"component", {{"name", "OCPPCommCtrlr"}}},
+                                                {"variable", {{"name", "HeartbeatInterval"}}}}}}});
+  EXPECT_EQ(set["setVariableData"][0]["attributeValue"], "<redacted>");
+  EXPECT_EQ(set["setVariableData"][1]["attributeValue"], "60");
 }
 
 TEST_F(ChargePointItemsTest, ReservationsExpireCancelAndAreConsumedByAStart) {
@@ -425,16 +435,28 @@ TEST_F(ChargePointItemsTest, ReservationsExpireCancelAndAreConsumedByAStart) {
           {"reservationId", 4}},
          {{"status", "Occupied"}});  // refused: not kept
   result("CancelReservation", {{"reservationId", 2}}, {{"status", "Accepted"}});
+  // 2.0.1: a reservation with an EVSE, consumed by a TransactionEvent naming it.
+  result("ReserveNow",
+         {{"id", 5},
+          {"expiryDateTime", "2030-01-01T00:00:00Z"},
+          {"idToken", {{"idToken", "RAW-TAG"}, {"type", "ISO14443"}}},
+          {"evseId", 2}},
+         {{"status", "Accepted"}}, rpc::OcppVersion::v201);
   rpc::WriteSet writes;
   rpc::CallContext ctx = context("CP1", "s", 1'000'000, writes);
   state_->start_transaction(ctx, {1, "RAW-TAG", 500, 0, int64_t{1}});
+  rpc::TransactionEvent201 started;
+  started.transaction_id = "T-5";
+  started.event_type = "Started";
+  started.reservation_id = 5;
+  state_->transaction_event(ctx, started);
   commit("CP1", std::move(writes));
   std::map<int64_t, std::string> status;
   constexpr int64_t kIn2020 = 1'600'000'000'000;  // reservation 3 has expired, 1 and 2 not
   const json reservations = view("reservations", kIn2020);
   for (const json& r : reservations["items"]) status[r["reservationId"]] = r["status"];
-  EXPECT_EQ(status,
-            (std::map<int64_t, std::string>{{1, "Used"}, {2, "Cancelled"}, {3, "Expired"}}));
+  EXPECT_EQ(status, (std::map<int64_t, std::string>{
+                        {1, "Used"}, {2, "Cancelled"}, {3, "Expired"}, {5, "Used"}}));
   const json first = view("reservations", kIn2020)["items"][0];
   EXPECT_EQ(first["idTokenHash"], analytics::hash_id_token(kSecret, "RAW-TAG"));
   EXPECT_EQ(first.dump().find("RAW-TAG"), std::string::npos);
