@@ -577,9 +577,7 @@ void WsSession::finish(std::string reason) {
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::connection_event(ctx, "disconnected", details));
-  entry.on_durable = [self = shared_from_this(), then = std::move(then)](bool) {
-    if (then) net::post(self->ws_.get_executor(), then);
-  };
+  entry.on_durable = [](bool) {};
   services_.sink.submit(std::move(entry));
 }
 

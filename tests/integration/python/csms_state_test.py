@@ -124,6 +124,13 @@ class Station201(ChargePoint201):
                             "component": d["component"], "variable": d["variable"]})
         return result201.GetVariables(get_variable_result=results)
 
+    @on("SetVariables")
+    def on_set_variables(self, set_variable_data, **kw):
+        self.get_variables_calls.append(("set", set_variable_data))
+        return result201.SetVariables(set_variable_result=[
+            {"attribute_status": "Accepted", "component": d["component"], "variable": d["variable"]}
+            for d in set_variable_data])
+
     @on("SetDisplayMessage")
     def on_display(self, **kw):
         return result201.SetDisplayMessage(status="Accepted")
@@ -256,7 +263,7 @@ async def boot_status(gw, op, admin):
             task.cancel()
 
 
-async def split_and_display(gw, op):
+async def split_and_display(gw, op, admin):
     api = lambda *a, **k: asyncio.to_thread(request, gw, *a, **k)  # noqa: E731
     calls = "/api/v1/charge-points/PY-201/calls/"
     async with connect(gw, "PY-201", "ocpp2.0.1", OLD_PASSWORD) as ws:
@@ -273,15 +280,26 @@ async def split_and_display(gw, op):
             wanted = [{"component": {"name": "C"}, "variable": {"name": f"V{i}"}} for i in range(5)]
             status, body = await api("POST", calls + "GetVariables", {"getVariableData": wanted}, token=op)
             assert status == 200, body
-            assert [len(c) for c in cp.get_variables_calls[1:]] == [2, 2, 1]
+            assert [len(c) for c in cp.get_variables_calls[1:]] == [2, 2, 1]  # 5 items, 2 per call
             results = body["payload"]["getVariableResult"]
             assert [r["attributeValue"] for r in results] == [f"value-of-V{i}" for i in range(5)]
+
+            # 2.0.1 rotation: SetVariables SecurityCtrlr.BasicAuthPassword.
+            status, body = await api("POST", "/api/v1/charge-points/PY-201/credentials/rotate",
+                                     token=admin)
+            assert status == 200 and body["rotated"] is True, body
+            (_, sent), = [c for c in cp.get_variables_calls if c[0] == "set"]
+            assert (sent[0]["component"]["name"], sent[0]["variable"]["name"]) == \
+                ("SecurityCtrlr", "BasicAuthPassword")
+            new_password = sent[0]["attribute_value"]
 
             message = {"id": 3, "priority": "NormalCycle", "message": {"format": "UTF8", "content": "Hi"}}
             status, body = await api("POST", calls + "SetDisplayMessage", {"message": message}, token=op)
             assert status == 200, body
         finally:
             task.cancel()
+    async with connect(gw, "PY-201", "ocpp2.0.1", new_password) as ws:
+        assert ws.subprotocol == "ocpp2.0.1"
     status, body = await api("GET", "/api/v1/charge-points/PY-201/display-messages", token=op)
     assert [m["message"]["content"] for m in body["items"]] == ["Hi"], body
     status, body = await api("GET", "/api/v1/charge-points/PY-201/variables", token=op)
@@ -307,7 +325,7 @@ def test_csms_state_boot_status_rotation_and_splitting(tmp_path):
         asyncio.run(transactions_and_state(gw, op, admin))
         new_password = asyncio.run(rotation(gw, admin))
         asyncio.run(boot_status(gw, op, admin))
-        asyncio.run(split_and_display(gw, op))
+        asyncio.run(split_and_display(gw, op, admin))
 
         status, audit = request(gw, "GET", "/api/v1/audit?limit=200", token=admin)
         rows = [(a["action"], a["outcome"]) for a in audit["items"]]
