@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "analytics/event.hpp"
+#include "csms/charge_point_items.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
 
@@ -88,10 +89,11 @@ Status SqliteCsmsState::load() {
   Status s = tx.status();
   tx.reset();
   if (!s.ok()) return s;
-  storage::Statement& cp =
-      read_db_->cached("SELECT id, registration_status, validation_mode FROM charge_points");
+  storage::Statement& cp = read_db_->cached(
+      "SELECT id, registration_status, validation_mode, boot_status "
+      "FROM charge_points");
   while (cp.step()) {
-    ChargePointRecord r{cp.text(0), cp.opt_text(1), parse_mode(cp.opt_text(2))};
+    ChargePointRecord r{cp.text(0), cp.opt_text(1), parse_mode(cp.opt_text(2)), cp.opt_text(3)};
     charge_points_.emplace(r.id, std::move(r));
   }
   s = cp.status();
@@ -126,7 +128,8 @@ rpc::BootDecision SqliteCsmsState::boot(rpc::CallContext& ctx, const rpc::BootIn
     auto [it, inserted] = charge_points_.try_emplace(std::string(ctx.charge_point_id));
     ChargePointRecord& r = it->second;
     if (inserted) r.id = it->first;
-    d.status = r.registration_status == "Accepted"
+    d.status = r.boot_status ? *r.boot_status
+               : r.registration_status == "Accepted"
                    ? "Accepted"
                    : std::string(decision_text(policy_.unknown_charge_point));
     r.registration_status = d.status;
@@ -143,6 +146,30 @@ rpc::BootDecision SqliteCsmsState::boot(rpc::CallContext& ctx, const rpc::BootIn
           opt(info.firmware_version), d.status, ctx.ingest_ts_ms, ctx.ingest_ts_ms,
           std::string(ctx.version == rpc::OcppVersion::v16 ? "1.6" : "2.0.1")});
   return d;
+}
+
+bool SqliteCsmsState::accepts_call(rpc::CallContext& ctx) {
+  std::lock_guard lock(mu_);
+  auto it = charge_points_.find(ctx.charge_point_id);
+  if (it == charge_points_.end()) return true;
+  const auto& told = it->second.registration_status;
+  return told != "Pending" && told != "Rejected";
+}
+
+void SqliteCsmsState::set_boot_status(const std::string& charge_point_id,
+                                      std::optional<std::string> status, int64_t now_ms,
+                                      rpc::WriteSet& writes) {
+  {
+    std::lock_guard lock(mu_);
+    auto [it, inserted] = charge_points_.try_emplace(charge_point_id);
+    if (inserted) it->second.id = charge_point_id;
+    it->second.boot_status = status;
+  }
+  // An operator may decide before the charge point ever booted.
+  writes.add(
+      "INSERT INTO charge_points (id, first_seen_ms, boot_status) VALUES (?, ?, ?) "
+      "ON CONFLICT (id) DO UPDATE SET boot_status = excluded.boot_status",
+      {charge_point_id, now_ms, opt(status)});
 }
 
 std::optional<rpc::ValidationMode> SqliteCsmsState::validation_mode(
@@ -180,15 +207,12 @@ rpc::IdTokenInfo SqliteCsmsState::lookup_token(std::string_view id_tag_hash, int
   return {storage::effective_token_status(*r, now_ms), r->expiry_ms, r->parent_id};
 }
 
+// Never ConcurrentTx: OCPP 1.6 section 7.2 (AuthorizationStatus) reserves that status for
+// StartTransaction.conf, and an Authorize names no connector, so a tag in a transaction may well
+// be authorising that transaction's stop or a start on the connector the old one is ending on.
 rpc::IdTokenInfo SqliteCsmsState::authorize(rpc::CallContext& ctx, std::string_view id_token) {
-  const std::string hash = analytics::hash_id_token(policy_.id_token_secret, id_token);
-  rpc::IdTokenInfo info = lookup_token(hash, ctx.ingest_ts_ms);
-  if (info.status == "Accepted") {
-    std::lock_guard lock(mu_);
-    // Authorize names no connector: any active transaction of the tag makes it concurrent.
-    if (active_by_tag_.count(hash)) info.status = "ConcurrentTx";
-  }
-  return info;
+  return lookup_token(analytics::hash_id_token(policy_.id_token_secret, id_token),
+                      ctx.ingest_ts_ms);
 }
 
 // ---- 1.6 transactions ----
@@ -211,6 +235,51 @@ void SqliteCsmsState::add_active(int32_t id, ActiveTx16 tx) {
   active_by_tag_[tx.id_tag_hash].push_back(id);
   active_by_cp_[tx.charge_point_id].push_back(id);
   active16_[id] = std::move(tx);
+}
+
+void SqliteCsmsState::remove_active(int32_t id) {
+  auto it = active16_.find(id);
+  if (it == active16_.end()) return;
+  const std::string cp = it->second.charge_point_id;
+  auto& by_tag = active_by_tag_[it->second.id_tag_hash];
+  std::erase(by_tag, id);
+  if (by_tag.empty()) active_by_tag_.erase(it->second.id_tag_hash);
+  auto& by_cp = active_by_cp_[cp];
+  std::erase(by_cp, id);
+  if (by_cp.empty()) active_by_cp_.erase(cp);
+  active_by_key_.erase(it->second.start_key);
+  active16_.erase(it);
+  recently_stopped_[id] = cp;
+  recently_stopped_order_.push_back(id);
+  if (recently_stopped_order_.size() > kRecentlyStoppedMax) {
+    recently_stopped_.erase(recently_stopped_order_.front());
+    recently_stopped_order_.pop_front();
+  }
+}
+
+// A connector runs one transaction at a time, so a new start on it means the earlier one ended
+// without its StopTransaction reaching us (lost, or never sent after a reboot). Left open, its
+// tag would stay "in a transaction" for ever. Only transactions that started no later than the
+// new one are ended: a start delivered late (offline queue) must not end a newer session.
+// The row keeps meter_stop NULL and stop_reason kSupersededReason; the events are untouched,
+// so analytics applies its own rules to the session without a stop.
+void SqliteCsmsState::end_superseded(rpc::CallContext& ctx, const std::string& cp,
+                                     const rpc::StartTransaction16& req) {
+  auto it = active_by_cp_.find(cp);
+  if (it == active_by_cp_.end()) return;
+  std::vector<int32_t> ended;
+  for (int32_t id : it->second) {
+    const ActiveTx16& tx = active16_.at(id);
+    if (tx.connector_id == req.connector_id && tx.start_ts_ms <= req.timestamp_ms)
+      ended.push_back(id);
+  }
+  for (int32_t id : ended) {
+    remove_active(id);
+    record(ctx,
+           "UPDATE transactions16 SET stop_ts_ms = ?, stop_reason = ? "
+           "WHERE transaction_id = ? AND stop_ts_ms IS NULL",
+           {req.timestamp_ms, std::string(kSupersededReason), int64_t{id}});
+  }
 }
 
 bool SqliteCsmsState::tag_active_elsewhere(const std::string& id_tag_hash, std::string_view cp,
@@ -283,6 +352,10 @@ rpc::StartTransaction16Result SqliteCsmsState::start_transaction(
       id = it->second;
     } else {
       r.transaction_id = *fresh;
+      end_superseded(ctx, cp, req);
+      if (req.reservation_id && ctx.writes)
+        ItemWriter(*ctx.writes, cp, ctx.ingest_ts_ms, policy_.id_token_secret)
+            .end_reservation(*req.reservation_id, "Used");
       if (r.id_tag_info.status == "Accepted" &&
           tag_active_elsewhere(hash, cp, req.connector_id, std::nullopt))
         r.id_tag_info.status = "ConcurrentTx";
@@ -318,22 +391,7 @@ rpc::StopTransaction16Result SqliteCsmsState::stop_transaction(rpc::CallContext&
       std::lock_guard lock(mu_);
       if (auto it = active16_.find(id); it != active16_.end()) {
         known = it->second.charge_point_id == cp;
-        if (*known) {
-          auto& by_tag = active_by_tag_[it->second.id_tag_hash];
-          std::erase(by_tag, id);
-          if (by_tag.empty()) active_by_tag_.erase(it->second.id_tag_hash);
-          auto& by_cp = active_by_cp_[cp];
-          std::erase(by_cp, id);
-          if (by_cp.empty()) active_by_cp_.erase(cp);
-          active_by_key_.erase(it->second.start_key);
-          active16_.erase(it);
-          recently_stopped_[id] = cp;
-          recently_stopped_order_.push_back(id);
-          if (recently_stopped_order_.size() > kRecentlyStoppedMax) {
-            recently_stopped_.erase(recently_stopped_order_.front());
-            recently_stopped_order_.pop_front();
-          }
-        }
+        if (*known) remove_active(id);
       } else if (auto st = recently_stopped_.find(id); st != recently_stopped_.end()) {
         known = st->second == cp;
       }
@@ -448,6 +506,9 @@ rpc::TransactionEvent201Result SqliteCsmsState::transaction_event(
          "ended = excluded.ended, seq_gaps = excluded.seq_gaps, updated_ms = excluded.updated_ms",
          {key.first, key.second, now.last_seq_no, int64_t{now.started}, int64_t{now.ended},
           now.seq_gaps, ctx.ingest_ts_ms, ctx.ingest_ts_ms});
+  if (req.reservation_id && ctx.writes)
+    ItemWriter(*ctx.writes, key.first, ctx.ingest_ts_ms, policy_.id_token_secret)
+        .end_reservation(*req.reservation_id, "Used");
   if (req.id_token) {
     r.id_token_info = lookup_token(analytics::hash_id_token(policy_.id_token_secret, *req.id_token),
                                    ctx.ingest_ts_ms);
@@ -462,6 +523,16 @@ void SqliteCsmsState::store_report(rpc::CallContext& ctx, int64_t request_id, in
          "VALUES (?, ?, ?, ?, ?)",
          {std::string(ctx.charge_point_id), request_id, seq_no, ctx.ingest_ts_ms,
           report_data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+  if (!ctx.writes) return;
+  ItemWriter items(*ctx.writes, ctx.charge_point_id, ctx.ingest_ts_ms, policy_.id_token_secret);
+  record_report(items, report_data);
+}
+
+void SqliteCsmsState::call_result(rpc::CallContext& ctx, const nlohmann::json& request,
+                                  const nlohmann::json& response) {
+  if (!ctx.writes) return;
+  ItemWriter items(*ctx.writes, ctx.charge_point_id, ctx.ingest_ts_ms, policy_.id_token_secret);
+  record_call_result(items, ctx.version, ctx.action, request, response);
 }
 
 }  // namespace ocppgw::csms

@@ -48,23 +48,28 @@ struct ChargePointRecord {
   std::string id;
   std::optional<std::string> registration_status;      // last BootNotification decision
   std::optional<rpc::ValidationMode> validation_mode;  // per-charge-point override
+  std::optional<std::string> boot_status;              // the operator's BootNotification answer
 };
 
 class SqliteCsmsState : public rpc::CsmsState {
  public:
+  // transactions16.stop_reason of a transaction ended by a later start on its connector.
+  static constexpr std::string_view kSupersededReason = "SupersededByNewStart";
+
   // Opens (and migrates) `db_path`, loads active 1.6 transactions and known charge points.
   static std::unique_ptr<SqliteCsmsState> open(const std::string& db_path, const CsmsPolicy& policy,
                                                storage::Status* status);
   ~SqliteCsmsState() override;
 
-  // A charge point once Accepted stays Accepted; an unknown one (or one left Pending/Rejected)
-  // gets the policy's answer. The charge point row is upserted with the boot info.
+  // The operator's answer for this charge point (set_boot_status) if there is one; else a
+  // charge point once Accepted stays Accepted, and an unknown one (or one left
+  // Pending/Rejected) gets the policy's answer. The charge point row is upserted.
   rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override;
-  // Token list, expiry, policy for unknown tokens; ConcurrentTx when the tag is in an active
-  // transaction.
+  // Token list, expiry, policy for unknown tokens; never ConcurrentTx (OCPP 1.6 section 7.2).
   rpc::IdTokenInfo authorize(rpc::CallContext& ctx, std::string_view id_token) override;
   // Idempotent on (charge point, connector, idTag, timestamp, meterStart), also across
-  // restarts. A tag active on another connector gets ConcurrentTx and still gets an id.
+  // restarts. A tag active on another connector gets ConcurrentTx and still gets an id. A new
+  // start ends the connector's earlier open transactions (stop_reason kSupersededReason).
   rpc::StartTransaction16Result start_transaction(rpc::CallContext& ctx,
                                                   const rpc::StartTransaction16& req) override;
   rpc::StopTransaction16Result stop_transaction(rpc::CallContext& ctx,
@@ -77,8 +82,18 @@ class SqliteCsmsState : public rpc::CsmsState {
                                                 const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
+  // Keeps the report and its variables (csms/charge_point_items.hpp).
   void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
                     const nlohmann::json& report_data) override;
+  // False while the last BootNotification answer to the charge point was Pending or Rejected.
+  bool accepts_call(rpc::CallContext& ctx) override;
+  // The follow-up hooks of csms/charge_point_items.hpp.
+  void call_result(rpc::CallContext& ctx, const nlohmann::json& request,
+                   const nlohmann::json& response) override;
+  // Sets (nullopt: clears) the BootNotification answer for one charge point; takes effect at
+  // its next BootNotification. The row to persist goes into `writes`.
+  void set_boot_status(const std::string& charge_point_id, std::optional<std::string> status,
+                       int64_t now_ms, rpc::WriteSet& writes);
 
   // Per-charge-point validation override (nullopt: use the configured default).
   std::optional<rpc::ValidationMode> validation_mode(std::string_view charge_point_id) const;
@@ -119,6 +134,10 @@ class SqliteCsmsState : public rpc::CsmsState {
   std::optional<int32_t> stored_start(const std::string& start_key);
   std::optional<Tx201> stored_tx201(std::string_view cp, std::string_view transaction_id);
   void add_active(int32_t id, ActiveTx16 tx);  // REQUIRES: mu_ held
+  void remove_active(int32_t id);              // REQUIRES: mu_ held
+  // REQUIRES: mu_ held. Ends the open transactions on req's connector that started no later.
+  void end_superseded(rpc::CallContext& ctx, const std::string& cp,
+                      const rpc::StartTransaction16& req);
   void fail(const storage::Status& s);
 
   CsmsPolicy policy_;

@@ -15,6 +15,7 @@
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/charge_point_state.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
@@ -288,6 +289,11 @@ Status App::start() {
   web::add_openapi_route(router_, api_auth());
   add_metrics();
   if (auto s = add_api_routes(); !s.ok()) return s;
+  auto cp_state = ChargePointStateService::open(config_.db_path(), *state_, *sink_, *commands_,
+                                                registry_, &status);
+  if (!cp_state) return Status::error("opening the charge point state: " + status.message());
+  charge_point_state_ = std::move(cp_state);
+  web::add_charge_point_state_routes(router_, *charge_point_state_, api_auth());
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -343,8 +349,13 @@ Status App::start() {
 
 // POST /api/v1/charge-points/{id}/calls/{action}: operators only, every call audited.
 void App::add_command_routes() {
-  commands_ = std::make_unique<SessionCommands>(registry_,
-                                                std::chrono::seconds(config_.csms_call_timeout_s));
+  // The limits the charge point reported (charge_point_state_ is opened right after this).
+  commands_ = std::make_unique<SessionCommands>(
+      registry_, std::chrono::seconds(config_.csms_call_timeout_s),
+      [this](const std::string& cp, std::string_view action) {
+        return charge_point_state_ ? charge_point_state_->message_limits(cp, action)
+                                   : csms::MessageLimits{};
+      });
   web::ApiAuth& auth = api_auth();
   web::add_command_routes(
       router_, *commands_,

@@ -45,9 +45,48 @@ web::CommandOutcome SessionCommands::to_command_outcome(const CallOutcome& o) {
   return out;
 }
 
+struct SessionCommands::Split {
+  std::string charge_point_id;
+  std::string action;
+  std::string requested_by;
+  std::vector<nlohmann::json> parts;
+  std::vector<nlohmann::json> results;
+  std::function<void(web::CommandOutcome)> done;
+};
+
+void SessionCommands::call_part(std::shared_ptr<Split> split) {
+  const size_t k = split->results.size();
+  registry_.call(split->charge_point_id,
+                 CallRequest{split->action, split->parts[k], timeout_, split->requested_by},
+                 [this, split](CallOutcome outcome) {
+                   web::CommandOutcome out = to_command_outcome(outcome);
+                   if (out.kind != Kind::Result) {
+                     out.description = "part " + std::to_string(split->results.size() + 1) +
+                                       " of " + std::to_string(split->parts.size()) +
+                                       (out.description.empty() ? "" : ": " + out.description);
+                     return split->done(std::move(out));
+                   }
+                   split->results.push_back(std::move(out.payload));
+                   if (split->results.size() < split->parts.size()) return call_part(split);
+                   out.payload = csms::merge_responses(split->action, split->results);
+                   split->done(std::move(out));
+                 });
+}
+
 void SessionCommands::call(std::string charge_point_id, std::string action, nlohmann::json payload,
                            std::string requested_by,
                            std::function<void(web::CommandOutcome)> done) {
+  if (limits_ && csms::splits_by_items(action)) {
+    auto parts = csms::split_request(action, payload, limits_(charge_point_id, action));
+    if (parts.size() > 1) {
+      return call_part(std::make_shared<Split>(Split{std::move(charge_point_id),
+                                                     std::move(action),
+                                                     std::move(requested_by),
+                                                     std::move(parts),
+                                                     {},
+                                                     std::move(done)}));
+    }
+  }
   registry_.call(
       charge_point_id,
       CallRequest{std::move(action), std::move(payload), timeout_, std::move(requested_by)},

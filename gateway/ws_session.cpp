@@ -7,6 +7,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "csms/charge_point_items.hpp"
 #include "gateway/disk_guard.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
@@ -474,8 +475,11 @@ void WsSession::send_next_call() {
   const std::string action = next.request.action;
   auto done = [self = shared_from_this(), request = next.request,
                callback = std::move(next.callback), started](CallOutcome outcome) {
-    self->record_call(request, outcome, started);
-    callback(std::move(outcome));
+    // The caller hears the outcome once its CsmsCall event and the state it implies are
+    // durable, so a read right after the answer sees them.
+    self->record_call(
+        request, outcome, started,
+        [callback = std::move(callback), outcome]() mutable { callback(std::move(outcome)); });
     self->send_next_call();
   };
   const std::string id = pending_.add(action, next.request.timeout, std::move(done));
@@ -484,15 +488,16 @@ void WsSession::send_next_call() {
 }
 
 void WsSession::record_call(const CallRequest& request, const CallOutcome& outcome,
-                            int64_t started_ms) {
+                            int64_t started_ms, std::function<void()> then) {
   const int64_t now = util::now_ms();
   auto ctx = context(now);
   ctx.action = request.action;
   ctx.message_id = outcome.message_id;
-  nlohmann::json details = {{"requested_by", request.requested_by},
-                            {"request", request.payload},
-                            {"outcome", std::string(to_string(outcome.kind))},
-                            {"duration_ms", now - started_ms}};
+  nlohmann::json details = {
+      {"requested_by", request.requested_by},
+      {"request", csms::redacted_call_request(request.action, request.payload)},
+      {"outcome", std::string(to_string(outcome.kind))},
+      {"duration_ms", now - started_ms}};
   if (outcome.kind == CallOutcome::Kind::Result) {
     details["response"] = outcome.payload;
     if (!outcome.violations.empty()) {
@@ -507,10 +512,21 @@ void WsSession::record_call(const CallRequest& request, const CallOutcome& outco
                         {"details", outcome.error_details}};
   }
   csms::SinkEntry entry;
+  if (outcome.ok()) {
+    // Follow-up hooks (csms/charge_point_items.hpp): what the result changed of the charge
+    // point's state is committed with its CsmsCall event.
+    auto writes = std::make_unique<rpc::WriteSet>();
+    ctx.writes = writes.get();
+    services_.state.call_result(ctx, request.payload, outcome.payload);
+    ctx.writes = nullptr;
+    if (!writes->empty()) entry.writes = std::move(writes);
+  }
   entry.charge_point_id = charge_point_id_;
   entry.received_ms = now;
   entry.events.push_back(rpc::csms_call_event(ctx, details));
-  entry.on_durable = [](bool) {};
+  entry.on_durable = [self = shared_from_this(), then = std::move(then)](bool) {
+    if (then) net::post(self->ws_.get_executor(), then);
+  };
   services_.sink.submit(std::move(entry));
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -92,7 +93,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     CallCallback callback;
   };
   void send_next_call();
-  void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms);
+  // Submits the CsmsCall event (and the follow-up state rows); `then` runs on the strand once
+  // they are committed (or the commit failed).
+  void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms,
+                   std::function<void()> then = {});
   rpc::CallContext context(int64_t now_ms);
 
   WsStream ws_;  // plain or TLS (see tls_stream.hpp)

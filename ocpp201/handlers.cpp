@@ -123,6 +123,7 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& re
   if (auto token = req.find("idToken"); token != req.end())
     tx.id_token = token->at("idToken").get<std::string>();
   tx.stopped_reason = optional_member<std::string>(info, "stoppedReason");
+  tx.reservation_id = optional_member<int64_t>(req, "reservationId");
 
   rpc::TransactionEvent201Result result = ctx.state.transaction_event(ctx, tx);
   for (const auto& flag : result.flags) add_flag(ctx, flag);

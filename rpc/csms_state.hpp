@@ -97,6 +97,7 @@ struct TransactionEvent201 {
   std::optional<int64_t> connector_id;
   std::optional<std::string> id_token;
   std::optional<std::string> stopped_reason;
+  std::optional<int64_t> reservation_id;  // consumes that reservation
 };
 
 struct TransactionEvent201Result {
@@ -126,6 +127,13 @@ class CsmsState {
   // 2.0.1 NotifyReport: device-model report data stored per charge point.
   virtual void store_report(CallContext& ctx, int64_t request_id, int64_t seq_no,
                             const nlohmann::json& report_data) = 0;
+  // Whether the charge point may send `ctx.action`: false while its last BootNotification
+  // answer was Pending or Rejected (the dispatcher then answers SecurityError).
+  virtual bool accepts_call(CallContext& /*ctx*/) { return true; }
+  // A CSMS->charge point call `ctx.action` ended in a schema-valid CALLRESULT: record what it
+  // changed of the charge point's state (configuration, reservations, ...) into ctx.writes.
+  virtual void call_result(CallContext& /*ctx*/, const nlohmann::json& /*request*/,
+                           const nlohmann::json& /*response*/) {}
   // False once the state could not decide something it had to (e.g. no transaction id could
   // be reserved); /health reports it so operators learn before charge points do.
   virtual bool healthy() const { return true; }

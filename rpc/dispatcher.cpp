@@ -165,6 +165,14 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
     return r;
   };
   if (!spec) return refuse_call({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
+  // After a BootNotification answered Pending or Rejected the charge point must not send other
+  // requests (OCPP 1.6 section 4.2). OCPP 2.0.1 B01.FR.10 and B02.FR.09 give the CSMS's answer
+  // to one that does anyway: CALLERROR SecurityError, a code 1.6 OCPP-J defines too, so both
+  // versions get it. A charge point that has not booted on this gateway is not refused: after
+  // a reconnect it need not boot again (OCPP-J 1.6 / 2.0.1 part 4).
+  if (frame.action != "BootNotification" && !ctx.state.accepts_call(ctx))
+    return refuse_call({RpcError::SecurityError,
+                        ctx.action + " before the charge point's registration was accepted"});
   if (text.size() > ctx.policy.max_call_bytes &&
       std::find(ctx.policy.large_call_actions.begin(), ctx.policy.large_call_actions.end(),
                 frame.action) == ctx.policy.large_call_actions.end())

@@ -40,6 +40,8 @@ class FakeCsmsState : public rpc::CsmsState {
   std::map<std::pair<std::string, std::string>, Tx201> tx201;
   std::vector<std::tuple<std::string, int64_t, int64_t, nlohmann::json>> reports;
 
+  bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
+  bool accepts_call(rpc::CallContext&) override { return registration_accepted; }
   rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override {
     (void)ctx;
     boots.push_back(info);

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
+#include "csms/charge_point_items.hpp"
+
 #include "csms/sqlite_event_sink.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
@@ -161,11 +166,12 @@ TEST_F(CsmsStateTest, RawIdTagsAreNeverStored) {
             0);
 }
 
-TEST_F(CsmsStateTest, TagInActiveTransactionIsConcurrentTx) {
+TEST_F(CsmsStateTest, TagInActiveTransactionIsConcurrentTxOnStartButNeverOnAuthorize) {
   add_token("TAG", "Accepted");
   auto first = start("CP1", 1, "TAG");
   EXPECT_EQ(first.id_tag_info.status, "Accepted");
-  EXPECT_EQ(authorize("CP2", "TAG"), "ConcurrentTx");
+  // OCPP 1.6 section 7.2: ConcurrentTx is for StartTransaction.conf only.
+  EXPECT_EQ(authorize("CP2", "TAG"), "Accepted");
   auto second = start("CP1", 2, "TAG", 300);  // another connector: concurrent, still an id
   EXPECT_EQ(second.id_tag_info.status, "ConcurrentTx");
   EXPECT_GT(second.transaction_id, 0);
@@ -183,14 +189,51 @@ TEST_F(CsmsStateTest, ActiveTransactionsSurviveRestart) {
   auto a = start("CP1", 1, "TAG");
   reopen();
   EXPECT_EQ(state_->active_transaction_count(), 1u);
-  EXPECT_EQ(authorize("CP1", "TAG"), "ConcurrentTx");
+  auto elsewhere = start("CP2", 1, "TAG", 300);
+  EXPECT_EQ(elsewhere.id_tag_info.status, "ConcurrentTx");
   EXPECT_TRUE(call("CP1", [&](rpc::CallContext& ctx) {
     return state_->transaction_known(ctx, a.transaction_id);
   }));
   EXPECT_TRUE(stop("CP1", a.transaction_id).known);
+  EXPECT_TRUE(stop("CP2", elsewhere.transaction_id).known);
   reopen();
   EXPECT_EQ(state_->active_transaction_count(), 0u);
-  EXPECT_EQ(authorize("CP1", "TAG"), "Accepted");
+  EXPECT_EQ(start("CP2", 1, "TAG", 400).id_tag_info.status, "Accepted");
+}
+
+TEST_F(CsmsStateTest, ANewStartOnAConnectorEndsItsEarlierOpenTransaction) {
+  add_token("A", "Accepted");
+  add_token("B", "Accepted");
+  auto a = start("CP1", 1, "A", 100);
+  auto other_cp = start("CP2", 1, "C", 100);  // same connector number, other charge point
+  auto b = start("CP1", 1, "B", 200);         // A's stop never arrived
+  EXPECT_EQ(b.id_tag_info.status, "Accepted");
+  EXPECT_EQ(state_->active_transaction_count(), 2u);  // b and other_cp
+  // A is no longer in a transaction: a start elsewhere is not concurrent.
+  EXPECT_EQ(start("CP1", 2, "A", 300).id_tag_info.status, "Accepted");
+  // A start delivered late (older timestamp) does not end the newer session on its connector.
+  start("CP1", 1, "D", 150);
+  EXPECT_EQ(state_->active_transaction_count(), 4u);
+  // A replay of the superseded start is still recognised, and ends nothing.
+  EXPECT_EQ(start("CP1", 1, "A", 100).transaction_id, a.transaction_id);
+  EXPECT_EQ(state_->active_transaction_count(), 4u);
+  {
+    storage::Status s;
+    auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+    EXPECT_EQ(count_rows(*db, "SELECT count(*) FROM transactions16 WHERE transaction_id = " +
+                                  std::to_string(a.transaction_id) +
+                                  " AND stop_ts_ms = 200 AND meter_stop IS NULL AND "
+                                  "stop_reason = 'SupersededByNewStart'"),
+              1);
+    EXPECT_EQ(
+        count_rows(*db, "SELECT count(*) FROM transactions16 WHERE transaction_id = " +
+                            std::to_string(other_cp.transaction_id) + " AND stop_ts_ms IS NULL"),
+        1);
+  }
+  reopen();
+  EXPECT_EQ(state_->active_transaction_count(), 4u);
+  // The lost stop arriving late is still answered as a known transaction.
+  EXPECT_TRUE(stop("CP1", a.transaction_id).known);
 }
 
 TEST_F(CsmsStateTest, UnknownStopsAreAnsweredAndMarkedUnknown) {
@@ -271,6 +314,257 @@ TEST_F(CsmsStateTest, BootPolicyAndAcceptedChargePointsStayAccepted) {
                        "SELECT count(*) FROM charge_points WHERE vendor = 'Vendor' AND "
                        "serial_number = 'SN1' AND ocpp_version = '1.6'"),
             2);
+}
+
+TEST_F(CsmsStateTest, OperatorBootStatusOverridesThePolicyAndPendingRefusesOtherCalls) {
+  auto boot = [&](const std::string& cp) {
+    return call(cp, [&](rpc::CallContext& ctx) {
+      return state_->boot(ctx, {"Vendor", "Model", std::nullopt, std::nullopt, std::nullopt});
+    });
+  };
+  auto accepts = [&](const std::string& cp) {
+    return call(cp, [&](rpc::CallContext& ctx) { return state_->accepts_call(ctx); });
+  };
+  EXPECT_TRUE(accepts("CP1"));  // never booted here: a reconnect need not boot again
+  EXPECT_EQ(boot("CP1").status, "Accepted");
+  rpc::WriteSet writes;
+  state_->set_boot_status("CP1", "Pending", 5, writes);
+  commit("CP1", std::move(writes));
+  EXPECT_TRUE(accepts("CP1"));  // told Accepted until it boots again
+  EXPECT_EQ(boot("CP1").status, "Pending");
+  EXPECT_FALSE(accepts("CP1"));
+  reopen();  // both the override and the last answer survive a restart
+  EXPECT_FALSE(accepts("CP1"));
+  EXPECT_EQ(boot("CP1").status, "Pending");
+  rpc::WriteSet accept;
+  state_->set_boot_status("CP1", "Accepted", 6, accept);
+  commit("CP1", std::move(accept));
+  EXPECT_FALSE(accepts("CP1"));
+  EXPECT_EQ(boot("CP1").status, "Accepted");
+  EXPECT_TRUE(accepts("CP1"));
+  // Set before the charge point ever booted.
+  rpc::WriteSet reject;
+  state_->set_boot_status("CP9", "Rejected", 7, reject);
+  commit("CP9", std::move(reject));
+  reopen();
+  EXPECT_EQ(boot("CP9").status, "Rejected");
+  EXPECT_FALSE(accepts("CP9"));
+}
+
+// The follow-up hooks through the state, committed by the real sink, read back as the API does.
+class ChargePointItemsTest : public CsmsStateTest {
+ protected:
+  void result(const std::string& action, const nlohmann::json& request,
+              const nlohmann::json& response, rpc::OcppVersion version = rpc::OcppVersion::v16,
+              int64_t now_ms = 1'000'000) {
+    rpc::WriteSet writes;
+    rpc::CallContext ctx = context("CP1", "m", now_ms, writes);
+    ctx.version = version;
+    ctx.action = action;
+    state_->call_result(ctx, request, response);
+    commit("CP1", std::move(writes));
+  }
+  nlohmann::json view(std::string_view name, int64_t now_ms = 1'000'000) {
+    if (!items_) {
+      storage::Status s;
+      items_ = ChargePointItems::open(path_, &s);
+      EXPECT_TRUE(items_) << s.message();
+    }
+    storage::Status s;
+    auto v = items_->view("CP1", name, now_ms, &s);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return v.value_or(nlohmann::json());
+  }
+  std::unique_ptr<ChargePointItems> items_;
+};
+
+using nlohmann::json;
+
+TEST_F(ChargePointItemsTest, ConfigurationFromGetAndChangeConfigurationWithoutSecrets) {
+  result("GetConfiguration", json::object(),
+         {{"configurationKey",
+           {{{"key", "HeartbeatInterval"}, {"readonly", false}, {"value", "300"}},
+            {{"key", "AuthorizationKey"}, {"readonly", false}, {"value", "s3cr3t-key-value"}}}},
+          {"unknownKey", {"Nope"}}});
+  result("ChangeConfiguration", {{"key", "HeartbeatInterval"}, {"value", "60"}},
+         {{"status", "Accepted"}});
+  result("ChangeConfiguration", {{"key", "MeterValueSampleInterval"}, {"value", "5"}},
+         {{"status", "Rejected"}});
+  result("ChangeConfiguration", {{"key", "AuthorizationKey"}, {"value", "0123456789abcdef"}},
+         {{"status", "Accepted"}});
+  const json items = view("configuration")["items"];
+  ASSERT_EQ(items.size(), 1u) << items;
+  EXPECT_EQ(items[0]["key"], "HeartbeatInterval");
+  EXPECT_EQ(items[0]["value"], "60");
+  storage::Status s;
+  auto db = storage::Db::open(path_, storage::OpenOptions{.read_only = true}, &s);
+  EXPECT_EQ(count_rows(*db,
+                       "SELECT count(*) FROM charge_point_items WHERE json LIKE '%s3cr3t%' "
+                       "OR json LIKE '%0123456789abcdef%'"),
+            0);
+  EXPECT_EQ(redacted_call_request("ChangeConfiguration",
+                                  {{"key", "AuthorizationKey"}, {"value", "0123456789abcdef"}})
+                .at("value"),
+            "<redacted>");
+  const json set =
+      redacted_call_request("SetVariables", {{"setVariableData",
+                                              {{{"attributeValue", "pw-0123456789abcdef"},
+                                                {"component", {{"name", "SecurityCtrlr"}}},
+                                                {"variable", {{"name", "BasicAuthPassword"}}}},
+                                               {{"attributeValue", "60"},
+                                                {"component", {{"name", "OCPPCommCtrlr"}}},
+                                                {"variable", {{"name", "HeartbeatInterval"}}}}}}});
+  EXPECT_EQ(set["setVariableData"][0]["attributeValue"], "<redacted>");
+  EXPECT_EQ(set["setVariableData"][1]["attributeValue"], "60");
+}
+
+TEST_F(ChargePointItemsTest, ReservationsExpireCancelAndAreConsumedByAStart) {
+  auto reserve = [&](int64_t id, const char* expiry) {
+    result(
+        "ReserveNow",
+        {{"connectorId", 1}, {"expiryDate", expiry}, {"idTag", "RAW-TAG"}, {"reservationId", id}},
+        {{"status", "Accepted"}});
+  };
+  reserve(1, "2030-01-01T00:00:00Z");
+  reserve(2, "2030-01-01T00:00:00Z");
+  reserve(3, "2000-01-01T00:00:00Z");  // already past at read time
+  result("ReserveNow",
+         {{"connectorId", 1},
+          {"expiryDate", "2030-01-01T00:00:00Z"},
+          {"idTag", "X"},
+          {"reservationId", 4}},
+         {{"status", "Occupied"}});  // refused: not kept
+  result("CancelReservation", {{"reservationId", 2}}, {{"status", "Accepted"}});
+  // 2.0.1: a reservation with an EVSE, consumed by a TransactionEvent naming it.
+  result("ReserveNow",
+         {{"id", 5},
+          {"expiryDateTime", "2030-01-01T00:00:00Z"},
+          {"idToken", {{"idToken", "RAW-TAG"}, {"type", "ISO14443"}}},
+          {"evseId", 2}},
+         {{"status", "Accepted"}}, rpc::OcppVersion::v201);
+  rpc::WriteSet writes;
+  rpc::CallContext ctx = context("CP1", "s", 1'000'000, writes);
+  state_->start_transaction(ctx, {1, "RAW-TAG", 500, 0, int64_t{1}});
+  rpc::TransactionEvent201 started;
+  started.transaction_id = "T-5";
+  started.event_type = "Started";
+  started.reservation_id = 5;
+  state_->transaction_event(ctx, started);
+  commit("CP1", std::move(writes));
+  std::map<int64_t, std::string> status;
+  constexpr int64_t kIn2020 = 1'600'000'000'000;  // reservation 3 has expired, 1 and 2 not
+  const json reservations = view("reservations", kIn2020);
+  for (const json& r : reservations["items"]) status[r["reservationId"]] = r["status"];
+  EXPECT_EQ(status, (std::map<int64_t, std::string>{
+                        {1, "Used"}, {2, "Cancelled"}, {3, "Expired"}, {5, "Used"}}));
+  const json first = view("reservations", kIn2020)["items"][0];
+  EXPECT_EQ(first["idTokenHash"], analytics::hash_id_token(kSecret, "RAW-TAG"));
+  EXPECT_EQ(first.dump().find("RAW-TAG"), std::string::npos);
+}
+
+TEST_F(ChargePointItemsTest, LocalListFullThenDifferentialAndReportedVersion) {
+  result("SendLocalList",
+         {{"listVersion", 3},
+          {"updateType", "Full"},
+          {"localAuthorizationList",
+           {{{"idTag", "A"}, {"idTagInfo", {{"status", "Accepted"}}}},
+            {{"idTag", "B"}, {"idTagInfo", {{"status", "Blocked"}}}}}}},
+         {{"status", "Accepted"}});
+  result("SendLocalList",
+         {{"listVersion", 4},
+          {"updateType", "Differential"},
+          {"localAuthorizationList",
+           {{{"idTag", "B"}}, {{"idTag", "C"}, {"idTagInfo", {{"status", "Accepted"}}}}}}},
+         {{"status", "Accepted"}});
+  result("SendLocalList", {{"listVersion", 9}, {"updateType", "Full"}},
+         {{"status", "VersionMismatch"}});
+  json list = view("local-list");
+  EXPECT_EQ(list["version"], 4);
+  std::set<std::string> hashes;
+  for (const json& e : list["entries"]) hashes.insert(e["idTokenHash"]);
+  EXPECT_EQ(hashes, (std::set<std::string>{analytics::hash_id_token(kSecret, "A"),
+                                           analytics::hash_id_token(kSecret, "C")}));
+  result("GetLocalListVersion", json::object(), {{"listVersion", 7}});
+  EXPECT_EQ(view("local-list")["version"], 7);
+}
+
+TEST_F(ChargePointItemsTest, ChargingProfilesSetAndClearedByCriteria) {
+  auto set = [&](int64_t id, int64_t connector, const char* purpose, int64_t level) {
+    result("SetChargingProfile",
+           {{"connectorId", connector},
+            {"csChargingProfiles",
+             {{"chargingProfileId", id},
+              {"stackLevel", level},
+              {"chargingProfilePurpose", purpose},
+              {"chargingProfileKind", "Absolute"},
+              {"chargingSchedule",
+               {{"chargingRateUnit", "A"}, {"chargingSchedulePeriod", json::array()}}}}}},
+           {{"status", "Accepted"}});
+  };
+  set(1, 1, "TxDefaultProfile", 0);
+  set(2, 2, "TxDefaultProfile", 1);
+  set(3, 2, "ChargePointMaxProfile", 0);
+  set(4, 0, "TxDefaultProfile", 2);
+  EXPECT_EQ(view("charging-profiles")["items"].size(), 4u);
+  result("ClearChargingProfile", {{"id", 1}}, {{"status", "Accepted"}});
+  result("ClearChargingProfile",
+         {{"connectorId", 2}, {"chargingProfilePurpose", "TxDefaultProfile"}},
+         {{"status", "Accepted"}});
+  result("ClearChargingProfile", json::object(), {{"status", "Unknown"}});  // nothing cleared
+  std::set<int64_t> ids;
+  const json profiles = view("charging-profiles");
+  for (const json& p : profiles["items"]) ids.insert(p["id"].get<int64_t>());
+  EXPECT_EQ(ids, (std::set<int64_t>{3, 4}));
+}
+
+TEST_F(ChargePointItemsTest, VariablesDisplayMessagesAndMessageLimits) {
+  const auto v201 = rpc::OcppVersion::v201;
+  result("GetVariables", json::object(),
+         {{"getVariableResult",
+           {{{"attributeStatus", "Accepted"},
+             {"attributeValue", "2"},
+             {"component", {{"name", "DeviceDataCtrlr"}}},
+             {"variable", {{"name", "ItemsPerMessage"}, {"instance", "GetVariables"}}}},
+            {{"attributeStatus", "UnknownVariable"},
+             {"component", {{"name", "X"}}},
+             {"variable", {{"name", "Y"}}}},
+            {{"attributeStatus", "Accepted"},
+             {"attributeValue", "pw-should-not-be-here"},
+             {"component", {{"name", "SecurityCtrlr"}}},
+             {"variable", {{"name", "BasicAuthPassword"}}}}}}},
+         v201);
+  result("SetVariables",
+         {{"setVariableData",
+           {{{"attributeValue", "600"},
+             {"component", {{"name", "DeviceDataCtrlr"}}},
+             {"variable", {{"name", "BytesPerMessage"}, {"instance", "GetVariables"}}}}}}},
+         {{"setVariableResult",
+           {{{"attributeStatus", "Accepted"},
+             {"component", {{"name", "DeviceDataCtrlr"}}},
+             {"variable", {{"name", "BytesPerMessage"}, {"instance", "GetVariables"}}}}}}},
+         v201);
+  EXPECT_EQ(view("variables")["items"].size(), 2u);
+  storage::Status s;
+  auto items = ChargePointItems::open(path_, &s);
+  ASSERT_TRUE(items);
+  EXPECT_EQ(items->message_limit("CP1", "ItemsPerMessage", "GetVariables", &s), 2);
+  EXPECT_EQ(items->message_limit("CP1", "BytesPerMessage", "GetVariables", &s), 600);
+  EXPECT_EQ(items->message_limit("CP1", "ItemsPerMessage", "SetVariables", &s), std::nullopt);
+
+  const json message = {{"id", 7},
+                        {"priority", "NormalCycle"},
+                        {"message", {{"format", "UTF8"}, {"content", "Hello"}}}};
+  result("SetDisplayMessage", {{"message", message}}, {{"status", "Accepted"}}, v201);
+  result(
+      "SetDisplayMessage",
+      {{"message",
+        {{"id", 8}, {"priority", "InFront"}, {"message", {{"format", "UTF8"}, {"content", "x"}}}}}},
+      {{"status", "Rejected"}}, v201);
+  json shown = view("display-messages")["items"];
+  ASSERT_EQ(shown.size(), 1u);
+  EXPECT_EQ(shown[0]["message"]["content"], "Hello");
+  result("ClearDisplayMessage", {{"id", 7}}, {{"status", "Accepted"}}, v201);
+  EXPECT_TRUE(view("display-messages")["items"].empty());
 }
 
 TEST_F(CsmsStateTest, TransactionEventFlagsMatchTheContract) {

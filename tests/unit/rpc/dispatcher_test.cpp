@@ -44,6 +44,20 @@ TEST_F(RpcDispatcher, UnknownActionIsNotImplementedWithTheIdEchoed) {
   EXPECT_FALSE(r.error.empty());
 }
 
+TEST_F(RpcDispatcher, BeforeAcceptanceOnlyBootNotificationIsAnswered) {
+  state.registration_accepted = false;
+  const auto r = send(R"([2,"h-1","Heartbeat",{}])");
+  const json j = reply(r);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[0], 4);
+  EXPECT_EQ(j[2], "SecurityError");
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
+  const auto boot =
+      send(R"([2,"b-1","BootNotification",{"chargePointVendor":"V","chargePointModel":"M"}])");
+  EXPECT_EQ(reply(boot)[0], 3);
+}
+
 TEST_F(RpcDispatcher, MalformedCallGetsFormationViolationAndAnInvalidEvent) {
   const auto r = send(R"([2,"f-1","Heartbeat"])");
   EXPECT_EQ(
