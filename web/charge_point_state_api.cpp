@@ -4,6 +4,8 @@
 #include <array>
 #include <memory>
 
+#include "web/api_input.hpp"
+
 namespace ocppgw::web {
 namespace {
 
@@ -22,23 +24,20 @@ json outcome_json(const CommandOutcome& o) {
   return out;
 }
 
-// {"status": "Accepted|Pending|Rejected"} and nothing else; otherwise answers 400 and returns
-// nullopt.
+// {"status": "Accepted|Pending|Rejected"} and nothing else (read as every API body is, so the
+// same 415/400 answers); otherwise answers 400 and returns nullopt.
 std::optional<std::string> boot_status_body(const HttpRequest& request,
                                             const HttpRespond& respond) {
-  const json body = json::parse(request.body(), nullptr, false);
-  auto refuse = [&](std::string_view why) {
-    respond(json_error(request, http::status::bad_request, why));
+  const auto fields = string_fields(request, {"status"}, respond);
+  if (!fields) return std::nullopt;
+  const auto it = fields->find("status");
+  if (it == fields->end() ||
+      (it->second != "Accepted" && it->second != "Pending" && it->second != "Rejected")) {
+    respond(json_error(request, http::status::bad_request,
+                       "'status' must be \"Accepted\", \"Pending\" or \"Rejected\""));
     return std::nullopt;
-  };
-  if (body.is_discarded() || !body.is_object()) return refuse("the body is not a JSON object");
-  for (const auto& [key, value] : body.items())
-    if (key != "status") return refuse("unknown field '" + key + "' (expected status)");
-  const auto it = body.find("status");
-  if (it == body.end() || !it->is_string() ||
-      (*it != "Accepted" && *it != "Pending" && *it != "Rejected"))
-    return refuse("'status' must be \"Accepted\", \"Pending\" or \"Rejected\"");
-  return it->get<std::string>();
+  }
+  return it->second;
 }
 
 }  // namespace

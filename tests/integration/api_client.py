@@ -1,6 +1,6 @@
 # tests/integration/api_client.py: the REST API as the pytest suites use it (docs/api.md):
-# one request with a bearer token or the session cookie, logging in, creating operators, and
-# the CSMS call route. Shared by every suite that talks to the API.
+# one request with a bearer token or the session cookie, logging in, creating operators, walking
+# a paged list, and the CSMS call route. Shared by every suite that talks to the API.
 import json
 import urllib.error
 import urllib.parse
@@ -11,11 +11,12 @@ ADMIN_PASSWORD = "integration admin password"
 ADMIN_ENV = {"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD}
 
 
-def call(gw, method, path, body=None, token=None, cookie=None, csrf=None, timeout=20):
-    """(status, parsed JSON body or None, headers) of one request to the gateway `gw`."""
-    data = None if body is None else json.dumps(body).encode()
+def call(gw, method, path, body=None, token=None, cookie=None, csrf=None, timeout=20, raw_body=None):
+    """(status, parsed JSON body or None, headers) of one request to the gateway `gw`; `raw_body`
+    (bytes) is sent as it is instead of `body` as JSON."""
+    data = raw_body if raw_body is not None else (None if body is None else json.dumps(body).encode())
     req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
-    if body is not None:
+    if data is not None:
         req.add_header("Content-Type", "application/json")
     if token:
         req.add_header("Authorization", f"Bearer {token}")
@@ -31,9 +32,9 @@ def call(gw, method, path, body=None, token=None, cookie=None, csrf=None, timeou
     return status, (json.loads(raw) if raw else None), headers
 
 
-def request(gw, method, path, body=None, token=None, timeout=20):
-    """(status, parsed JSON body or None) of one request with a bearer token."""
-    status, body, _ = call(gw, method, path, body, token=token, timeout=timeout)
+def request(gw, method, path, body=None, token=None, timeout=20, **kwargs):
+    """(status, parsed JSON body or None) of one request (cookie, csrf, raw_body as for call)."""
+    status, body, _ = call(gw, method, path, body, token=token, timeout=timeout, **kwargs)
     return status, body
 
 
@@ -63,3 +64,30 @@ def csms_call(gw, token, charge_point_id, action, payload, timeout=20):
     """(status, body) of POST /api/v1/charge-points/{id}/calls/{action}."""
     path = f"/api/v1/charge-points/{urllib.parse.quote(charge_point_id, safe='')}/calls/{action}"
     return request(gw, "POST", path, payload, token=token, timeout=timeout)
+
+
+def accounts(gw):
+    """Bearer tokens of an admin, an operator and a viewer, on a gateway started with ADMIN_ENV."""
+    admin = login(gw, "admin", ADMIN_PASSWORD)["token"]
+    return {"admin": admin, "operator": add_operator(gw, admin, "op", "operator"),
+            "viewer": add_operator(gw, admin, "vic", "viewer")}
+
+
+def walk(gw, path, token, limit, key):
+    """Every item of a paged list, page by page; asserts each page's size, the end marker, and
+    that no item (by `key`) comes twice."""
+    items, cursor = [], None
+    sep = "&" if "?" in path else "?"
+    for _ in range(1000):
+        url = f"{path}{sep}limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        status, body = request(gw, "GET", url, token=token)
+        assert status == 200, (url, body)
+        assert len(body["items"]) <= limit
+        items.extend(body["items"])
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+        assert len(body["items"]) == limit  # only the last page may be short
+    keys = [i[key] for i in items]
+    assert len(keys) == len(set(keys)), "an item came twice"
+    return items
