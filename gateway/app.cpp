@@ -28,8 +28,8 @@
 #include "ocpp201/protocol.hpp"
 #include "rpc/frame_metrics.hpp"
 #include "util/logging.hpp"
-#include "web/openapi.hpp"
 #include "web/metrics.hpp"
+#include "web/openapi.hpp"
 
 namespace ocppgw::gateway {
 namespace {

@@ -115,9 +115,9 @@ class App {
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
-  std::unique_ptr<boost::asio::thread_pool> bulk_;               // Services::bulk
-  std::unique_ptr<web::CsmsCommands> commands_;                  // behind the API's calls route
-  std::unique_ptr<ApiBackend> api_backend_;                      // behind the read and management routes
+  std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
+  std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
+  std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
   std::unique_ptr<ChargePointStateService> charge_point_state_;  // state views, boot, rotation
   std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
