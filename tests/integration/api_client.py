@@ -11,11 +11,11 @@ ADMIN_PASSWORD = "integration admin password"
 ADMIN_ENV = {"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD}
 
 
-def call(gw, method, path, body=None, token=None, cookie=None, csrf=None, timeout=20, raw_body=None):
-    """(status, parsed JSON body or None, headers) of one request to the gateway `gw`; `raw_body`
-    (bytes) is sent as it is instead of `body` as JSON."""
+def http(port, method, path, body=None, token=None, cookie=None, csrf=None, timeout=20, raw_body=None):
+    """(status, body bytes, headers) of one request to 127.0.0.1:`port`; `raw_body` (bytes) is
+    sent as it is instead of `body` as JSON."""
     data = raw_body if raw_body is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
     if data is not None:
         req.add_header("Content-Type", "application/json")
     if token:
@@ -26,9 +26,15 @@ def call(gw, method, path, body=None, token=None, cookie=None, csrf=None, timeou
         req.add_header("X-CSRF-Token", csrf)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            status, raw, headers = r.status, r.read(), r.headers
+            return r.status, r.read(), r.headers
     except urllib.error.HTTPError as e:
-        status, raw, headers = e.code, e.read(), e.headers
+        return e.code, e.read(), e.headers
+
+
+def call(gw, method, path, body=None, **kwargs):
+    """(status, parsed JSON body or None, headers) of one request to the gateway `gw` (options as
+    for http)."""
+    status, raw, headers = http(gw.port, method, path, body, **kwargs)
     return status, (json.loads(raw) if raw else None), headers
 
 

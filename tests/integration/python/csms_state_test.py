@@ -11,8 +11,6 @@ import base64
 import json
 import os
 import subprocess
-import urllib.error
-import urllib.request
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -26,31 +24,10 @@ from ocpp.v201 import ChargePoint as ChargePoint201
 from ocpp.v201 import call as call201
 from ocpp.v201 import call_result as result201
 
+from api_client import ADMIN_PASSWORD, add_operator, login, request
 from gateway_process import BIN, GatewayProcess
 
-ADMIN_PASSWORD = "integration admin password"
 OLD_PASSWORD = "initial-password-0123"
-
-
-def request(gw, method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{gw.port}{path}", data=data, method=method)
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        raw = e.read()
-        return e.code, (json.loads(raw) if raw else None)
-
-
-def login(gw, name, password):
-    status, body = request(gw, "POST", "/api/v1/session", {"name": name, "password": password})
-    assert status == 200, body
-    return body["token"]
 
 
 def set_password(data_dir, cp, password):
@@ -316,12 +293,8 @@ def test_csms_state_boot_status_rotation_and_splitting(tmp_path):
                         env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD})
     gw.start()
     try:
-        admin = login(gw, "admin", ADMIN_PASSWORD)
-        status, body = request(gw, "POST", "/api/v1/operators",
-                               {"name": "op", "role": "operator", "password": "op password 123"},
-                               token=admin)
-        assert status == 201, body
-        op = login(gw, "op", "op password 123")
+        admin = login(gw, "admin", ADMIN_PASSWORD)["token"]
+        op = add_operator(gw, admin, "op", "operator")
         asyncio.run(transactions_and_state(gw, op, admin))
         new_password = asyncio.run(rotation(gw, admin))
         asyncio.run(boot_status(gw, op, admin))

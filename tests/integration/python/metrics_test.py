@@ -17,24 +17,9 @@ import urllib.request
 import websockets
 from prometheus_client.parser import text_string_to_metric_families
 
+from api_client import ADMIN_PASSWORD, http
 from gateway_process import ROOT, GatewayProcess, free_port
 
-ADMIN_PASSWORD = "integration admin password"
-
-
-def http(port, method, path, body=None, token=None, raw_body=None):
-    """(status, body bytes, headers) of one request."""
-    data = raw_body if raw_body is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            return r.status, r.read(), r.headers
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), e.headers
 
 
 def login(port):
