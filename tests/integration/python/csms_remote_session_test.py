@@ -6,17 +6,17 @@
 #          -> RequestStopTransaction -> TransactionEvent Ended
 # The charge point acts on what the CALL carried (id token, connector, transaction id). Checked
 # afterwards: the event log holds the calls (CsmsCall) and the session's events in order, and
-# the analytics store has the completed session with its energy.
+# the sessions API (GET /api/v1/sessions) shows the completed session with its final energy.
 import asyncio
-import sqlite3
 import subprocess
 import time
+import urllib.parse
 from datetime import datetime, timedelta, timezone
 
 import websockets
 from ocpp import v16, v201
 
-from api_client import ADMIN_ENV, csms_call, operator_token
+from api_client import ADMIN_ENV, csms_call, operator_token, request
 from gateway_process import BIN, GatewayProcess
 from scripted_charge_point import answer_with, scripted_charge_point
 
@@ -37,19 +37,16 @@ def energy201(wh):
 
 
 def completed_session(gw, cp_id, transaction_id):
-    """The analytics store's row of the session once it is COMPLETED (the pipeline trails the
-    event log), as a dict; None if it does not get there within 10 s."""
+    """The session as GET /api/v1/sessions shows it once it is COMPLETED (analytics trails the
+    event log); None if it does not get there within 10 s."""
     deadline = time.monotonic() + 10
+    path = f"/api/v1/sessions?charge_point_id={urllib.parse.quote(cp_id)}&status=COMPLETED"
     while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(f"{gw.data_dir}/analytics.db") as db:
-                db.row_factory = sqlite3.Row
-                row = db.execute("SELECT * FROM charging_sessions WHERE charge_point_id = ? AND transaction_id = ?",
-                                 (cp_id, transaction_id)).fetchone()
-            if row and row["session_status"] == "COMPLETED":
-                return dict(row)
-        except sqlite3.OperationalError:  # not created yet
-            pass
+        status, body = request(gw, "GET", path, token=gw.token)
+        assert status == 200, body
+        found = [s for s in body["items"] if s["transaction_id"] == transaction_id]
+        if found:
+            return found[0]
         time.sleep(0.1)
     return None
 
@@ -118,9 +115,9 @@ def test_remote_start_and_stop_ocpp16(tmp_path):
         ("CsmsCall", "RemoteStopTransaction", None),
         ("StopTransaction", "StopTransaction", tx),
     ]
-    assert session is not None, "no completed session in the analytics store"
+    assert session is not None, "no completed session in GET /api/v1/sessions"
     assert (session["connector_id"], session["meter_start_wh"], session["meter_stop_wh"]) == (1, 1000, 3000)
-    assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["stop_reason"] == "REMOTE"
+    assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["energy_is_final"] and session["stop_reason"] == "REMOTE"
 
 
 def test_request_start_and_stop_ocpp201(tmp_path):
@@ -166,6 +163,6 @@ def test_request_start_and_stop_ocpp201(tmp_path):
         ("CsmsCall", "RequestStopTransaction", None),
         ("StopTransaction", "TransactionEvent", tx),
     ]
-    assert session is not None, "no completed session in the analytics store"
+    assert session is not None, "no completed session in GET /api/v1/sessions"
     assert (session["meter_start_wh"], session["meter_stop_wh"]) == (1000, 3000)
-    assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["stop_reason"] == "REMOTE"
+    assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["energy_is_final"] and session["stop_reason"] == "REMOTE"
