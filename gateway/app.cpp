@@ -60,12 +60,27 @@ rlim_t raise_open_file_limit() {
   return lim.rlim_cur == RLIM_INFINITY ? 0 : lim.rlim_cur;
 }
 
-// The configured total, else what the descriptors allow: the soft limit less a reserve (a
-// quarter of the limit when that is smaller, so that a tiny limit still leaves room for both).
-int max_connections(const Limits& limits, rlim_t open_files) {
+// Descriptors this process holds now, or 0 when /proc cannot tell.
+rlim_t open_descriptors() {
+  std::error_code ec;
+  rlim_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
+       it.increment(ec))
+    ++n;
+  return ec ? 0 : n;
+}
+
+// The configured total, else what the descriptors allow: the soft limit less those the gateway
+// holds once its components run (each SQLite connection in WAL mode holds two or three, and
+// there are several per database) and less a reserve for what it opens later (Kafka sockets,
+// Delta files, read connections opened on first use, the sockets of refused clients): a quarter
+// of what is left, at most kReservedDescriptors, so that a tiny limit still leaves room for both.
+int max_connections(const Limits& limits, rlim_t open_files, rlim_t in_use) {
   if (limits.max_connections > 0 || open_files == 0) return limits.max_connections;
-  const rlim_t reserve = std::min(kReservedDescriptors, open_files / 4);
-  return static_cast<int>(std::min<rlim_t>(open_files - reserve, 1 << 24));
+  if (in_use >= open_files) return 1;
+  const rlim_t left = open_files - in_use;
+  const rlim_t reserve = std::min(kReservedDescriptors, left / 4);
+  return static_cast<int>(std::min<rlim_t>(left - reserve, 1 << 24));
 }
 
 class KafkaComponent : public Component {
@@ -281,7 +296,6 @@ Status App::start() {
   // Every frame counter is listed on /metrics (at 0) before the first charge point connects.
   for (const auto* protocol : services_->protocols) rpc::FrameMetrics::of(*protocol);
   start_guards();
-  add_health_sections(health_, *services_);
   health_.add_routes(router_);
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
@@ -300,6 +314,8 @@ Status App::start() {
     ++started_components_;
   }
 
+  limit_connections();
+  add_health_sections(health_, *services_);
   if (auto s = start_listeners(); !s.ok()) return s;
 
   auto signals = std::make_shared<net::signal_set>(ioc_, SIGINT, SIGTERM);
@@ -415,20 +431,28 @@ void App::start_guards() {
   lower_priority(*bulk_, 1, 5);
   services_->bulk = bulk_.get();
 
-  const int max = max_connections(config_.limits, raise_open_file_limit());
-  services_->connections =
-      std::make_shared<ConnectionLimiter>(max, config_.limits.max_connections_per_address);
-  log::info("connection_limits", "",
-            {{"max_connections", max > 0 ? std::to_string(max) : "unlimited"},
-             {"max_connections_per_address",
-              config_.limits.max_connections_per_address > 0
-                  ? std::to_string(config_.limits.max_connections_per_address)
-                  : "unlimited"}});
+  // Raised first, so the components' own files count against the raised limit.
+  open_file_limit_ = raise_open_file_limit();
   if (config_.limits.min_free_disk_bytes == 0) return;
   disk_ = std::make_unique<DiskGuard>(config_.data_dir, config_.limits.min_free_disk_bytes);
   services_->disk = disk_.get();
   disk_timer_ = std::make_unique<net::steady_timer>(ioc_);
   poll_disk();
+}
+
+// After the components started, so that the descriptors they hold are counted.
+void App::limit_connections() {
+  const rlim_t in_use = open_descriptors();
+  const int max = max_connections(config_.limits, open_file_limit_, in_use);
+  services_->connections =
+      std::make_shared<ConnectionLimiter>(max, config_.limits.max_connections_per_address);
+  log::info("connection_limits", "",
+            {{"max_connections", max > 0 ? std::to_string(max) : "unlimited"},
+             {"descriptors_in_use", std::to_string(in_use)},
+             {"max_connections_per_address",
+              config_.limits.max_connections_per_address > 0
+                  ? std::to_string(config_.limits.max_connections_per_address)
+                  : "unlimited"}});
 }
 
 // Once a second on an I/O thread: one statvfs call.

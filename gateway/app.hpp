@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -97,8 +99,10 @@ class App {
  private:
   // Part of start(): the plain and the TLS listener as configured.
   util::Status start_listeners();
-  // Part of start(): the open-file limit, the connection limiter and the disk guard.
+  // Part of start(): the bulk pool, the open-file limit and the disk guard.
   void start_guards();
+  // Part of start(), once the components run: the connection limiter.
+  void limit_connections();
   void add_command_routes();
   // /metrics and the gateway's own scrape-time metrics.
   void add_metrics();
@@ -115,6 +119,7 @@ class App {
   SessionRegistry registry_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
+  rlim_t open_file_limit_ = 0;  // the soft RLIMIT_NOFILE after raising it (0: unknown)
   std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
   std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
   std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes

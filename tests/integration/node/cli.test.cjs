@@ -15,7 +15,7 @@ test('a failing subcommand prints why and exits 1', () => {
   for (const [args, reason] of [
     [['tokens', 'remove', 'NO-SUCH-TAG'], 'ocppgw: tokens remove: no such token'],
     [['tokens', 'add', 'T1', '--status', 'Accepted', '--expiry', 'tomorrow'],
-      'ocppgw: tokens add: --expiry is not an RFC 3339 time: tomorrow'],
+      'ocppgw: tokens add: expiry is not an RFC 3339 time (e.g. 2030-01-01T00:00:00Z): tomorrow'],
     [['charge-points', 'delete-password', 'CP-NONE'], 'ocppgw: charge-points delete-password: CP-NONE has no password'],
   ]) {
     const r = run(dir, args);
