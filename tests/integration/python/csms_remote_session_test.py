@@ -127,10 +127,13 @@ def test_request_start_and_stop_ocpp201(tmp_path):
     id_token = {"idToken": "E2E-TOKEN-201", "type": "ISO14443"}
 
     def event(event_type, seq_no, minutes, trigger, wh, **extra):
+        # One timestamp for the event and its reading: a reading taken at another instant is a
+        # sample of its own, and the gateway records it as a MeterValues event besides.
+        ts = at(minutes)
         return v201.call.TransactionEvent(
-            event_type=event_type, timestamp=at(minutes), trigger_reason=trigger, seq_no=seq_no,
+            event_type=event_type, timestamp=ts, trigger_reason=trigger, seq_no=seq_no,
             evse={"id": 1, "connectorId": 1},
-            meter_value=[{"timestamp": at(minutes), "sampledValue": [energy201(wh)]}], **extra)
+            meter_value=[{"timestamp": ts, "sampledValue": [energy201(wh)]}], **extra)
 
     async def body(cp, api):
         await cp.call(v201.call.BootNotification(charging_station={"model": "M", "vendorName": "V"},
