@@ -340,7 +340,9 @@ def free_disk_floor(work):
     """min_free_disk_bytes at 1.5x the data folder's free space (below the floor, above half of
     it): /health has a "disk" section and is not healthy; a DataTransfer flood (as in case 4) is
     paused: no answer in the last 2 s of the attack (what it got answered is stored), while 50
-    light victims (one Heartbeat per second) keep being answered. The case ends within ~8 s of
+    light victims (four Heartbeats a second each: ~250 B/s, far below the 2 KiB/s the pause
+    threshold never goes under; four a second rather than one so that the p99 rests on ~500
+    baseline and ~1,000 attack samples instead of a handful) keep being answered. The case ends within ~8 s of
     the start: below the floor, the gateway halves its pause threshold every second in which free
     space still fell, so on a file system that keeps filling it would pause light charge points
     too after ~10 s. Bounds: disk: the writer is
@@ -348,7 +350,7 @@ def free_disk_floor(work):
     max_frame_bytes + RSS_CONST."""
     st = os.statvfs(work)
     floor = int(1.5 * st.f_bavail * st.f_frsize)
-    with Case(work, ["--min-free-disk-bytes", floor], victims=50, interval=1.0, kind="heartbeat",
+    with Case(work, ["--min-free-disk-bytes", floor], victims=50, interval=0.25, kind="heartbeat",
               health_statuses=(200, 503)) as c:
         heavy, _ = boot_raw(c.gw.port, "HEAVY-5")
         c.ack("HEAVY-5", "HEAVY-5-boot")
