@@ -56,6 +56,12 @@ BOOT201 = {"reason": "PowerUp", "chargingStation": {"model": "RobustModel", "ven
 STATUS16 = {"connectorId": 1, "errorCode": "NoError", "status": "Available"}
 
 
+class P99Exceeded(AssertionError):
+    """Raised by Case.finish() when the p99 rule (a) is the only check that failed. The runner
+    repeats such a case once: a host stall during the 3 s attack window can lift a p99 of a few
+    ms on its own, while a degradation the attack causes comes back on the repeat."""
+
+
 def p99(values):
     """Nearest-rank 99th percentile (inf for an unanswered CALL); None when empty."""
     if not values:
@@ -714,14 +720,16 @@ class Case:
         base = self.victims.rtts(self.b0, self.b1)
         during = self.victims.rtts(self.a0, self.a1)
         bp, ap = p99(base), p99(during)
+        p99_failure = None
         # (a) victims
         if bp is None or ap is None:
             self.failures.append(f"victims: no samples (baseline {len(base)}, attack {len(during)})")
             bound = None
         else:
             bound = max(P99_FACTOR * bp, bp + P99_FLOOR_MS)
-            self.expect(ap <= bound, f"victims p99 {fmt_ms(ap)} ms during the attack > {fmt_ms(bound)} ms "
-                                     f"(baseline p99 {fmt_ms(bp)} ms)")
+            if not self.expect(ap <= bound, f"victims p99 {fmt_ms(ap)} ms during the attack > {fmt_ms(bound)} ms "
+                                            f"(baseline p99 {fmt_ms(bp)} ms)"):
+                p99_failure = self.failures[-1]
         lost = [s for s in res["samples"] if s[1] is None and s[0] < self.a1]
         self.expect(not lost, f"{len(lost)} victim CALLs unanswered within 5 s")
         errs = [e for e in res["errors"] if e[0] < self.a1 + self.settle]
@@ -754,6 +762,8 @@ class Case:
                    f"data +{grown / MiB:.1f}/{disk_bound / MiB:.0f} MiB (I/O {written / MiB:.0f} MiB), "
                    f"acked {len(acked) - len(missing)}/{len(acked)} stored")
         details = "; ".join(self.notes + [summary])
+        if self.failures == [p99_failure]:
+            raise P99Exceeded("; ".join(self.failures) + " || " + details)
         if self.failures:
             raise AssertionError("; ".join(self.failures) + " || " + details)
         return details

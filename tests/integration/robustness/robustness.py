@@ -6,7 +6,10 @@
 # /health within 100 ms, RSS and data-folder growth within the bounds the case documents
 # (derived from the limits it configures), every acknowledged CALL in the event log, gateway
 # alive. Options that a binary does not know make it refuse to start: that fails only that case.
-# Timing checks assume an otherwise quiet machine (2 cores are enough).
+# Timing checks assume an otherwise quiet machine (2 cores are enough). A case that fails the
+# p99 rule and nothing else runs once more on a fresh gateway, and passes only if that run passes
+# every check: a stall of the host inside one 3 s window is not the attack's doing, while what
+# the attack causes happens again. The line shows both runs.
 #
 # Usage: robustness.py [CASE_NUMBER...]   one line per case, then "N passed, M failed".
 # Env: ROBUSTNESS_KEEP=1 keeps each case's folder (gateway log, data); CASE_TIMEOUT (s, 45);
@@ -29,7 +32,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (BIN, BOOT16, ZERO_KEY, MiB, Case, RawWs, basic_auth, boot_raw,  # noqa: E402
+from harness import (BIN, BOOT16, ZERO_KEY, MiB, Case, P99Exceeded, RawWs, basic_auth, boot_raw,  # noqa: E402
                      call_frame, http_exchange, median, upgrade_request)
 
 ATTACK_S = 3.0
@@ -467,7 +470,7 @@ def control_characters(work):
     or a line starting with the injected "FORGED"; every text line starts with a timestamp and
     every json line is a JSON object. Bounds: RSS: RSS_CONST; disk: DISK_CONST."""
     inject = "\r\nFORGED level=error event=forged\x1b[31m"
-    failures, details = [], []
+    failures, details, only_p99 = [], [], True
     for fmt in ("text", "json"):
         log_name = f"gateway-{fmt}.log"
         c = Case(os.path.join(work, fmt), ["--log-format", fmt, "--log-level", "debug"], log_name=log_name)
@@ -495,6 +498,7 @@ def control_characters(work):
                 details.append(f"{fmt}: " + c.finish())
         except AssertionError as e:
             failures.append(f"{fmt}: {e}")
+            only_p99 = only_p99 and isinstance(e, P99Exceeded)
         raw = open(os.path.join(work, fmt, log_name), "rb").read()
         lines = raw.split(b"\n")
         problems = []
@@ -516,9 +520,10 @@ def control_characters(work):
                     break
         if problems:
             failures.append(f"{fmt} log: " + ", ".join(problems))
+            only_p99 = False
         details.append(f"{fmt} log: {raw.count(b'FORGED')} escaped injections, {len(lines) - 1} lines")
     if failures:
-        raise AssertionError("; ".join(failures) + " || " + "; ".join(details))
+        raise (P99Exceeded if only_p99 else AssertionError)("; ".join(failures) + " || " + "; ".join(details))
     return "; ".join(details)
 
 
@@ -629,6 +634,22 @@ def ids_paths_nul_transfer_encoding(work):
 
 # ---- runner ----
 
+def run_case(fn, work, timeout):
+    """(detail, passed, worth a repeat) of one run of a case, bounded by `timeout` seconds."""
+    signal.alarm(timeout)
+    try:
+        return fn(work), True, False
+    except P99Exceeded as e:
+        return str(e), False, True
+    except AssertionError as e:
+        return str(e), False, False
+    except Exception as e:  # noqa: BLE001 - a harness error fails the case, not the suite
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return f"error {type(e).__name__}: {e} (at {os.path.basename(where.filename)}:{where.lineno})", False, False
+    finally:
+        signal.alarm(0)
+
+
 def main(argv):
     wanted = {int(a) for a in argv}
     timeout = int(os.environ.get("CASE_TIMEOUT", "45"))
@@ -644,24 +665,24 @@ def main(argv):
     for n, fn in enumerate(CASES, 1):
         if wanted and n not in wanted:
             continue
-        work = tempfile.mkdtemp(prefix=f"ocppgw-robust-{n:02d}-", dir=tmp)
         t0 = time.monotonic()
-        signal.alarm(timeout)
-        try:
-            detail, ok = fn(work), True
-        except AssertionError as e:
-            detail, ok = str(e), False
-        except Exception as e:  # noqa: BLE001 - a harness error fails the case, not the suite
-            where = traceback.extract_tb(e.__traceback__)[-1]
-            detail, ok = f"error {type(e).__name__}: {e} (at {os.path.basename(where.filename)}:{where.lineno})", False
-        finally:
-            signal.alarm(0)
+        first = None
+        for attempt in (1, 2):
+            work = tempfile.mkdtemp(prefix=f"ocppgw-robust-{n:02d}-{attempt}-", dir=tmp)
+            detail, ok, repeat = run_case(fn, work, timeout)
+            if not keep:
+                shutil.rmtree(work, ignore_errors=True)
+            if not repeat or attempt == 2:
+                break
+            # Only the p99 rule failed: repeat the case once on a fresh gateway. A degradation
+            # the attack causes fails the repeat too; both runs are printed either way.
+            first = detail
         passed, failed = passed + ok, failed + (not ok)
         detail = " ".join(detail.split())
+        if first:
+            detail += " (repeated: the first run failed only the p99 rule: " + " ".join(first.split()) + ")"
         print(f"{'PASS' if ok else 'FAIL'} {n:2d} {fn.__name__}: {detail} [{time.monotonic() - t0:.1f} s]"
               + (f" (kept {work})" if keep else ""), flush=True)
-        if not keep:
-            shutil.rmtree(work, ignore_errors=True)
     print(f"robustness: {time.monotonic() - t_all:.0f} s")
     print(f"{passed} passed, {failed} failed", flush=True)
     return 0 if failed == 0 else 1
