@@ -29,10 +29,17 @@ class ChargePointAdmin {
   // breaks the policy, 16 to 40 characters). The caller wipes its copy of the password.
   AdminResult set_password(const std::string& charge_point_id, std::string_view password);
   AdminResult delete_password(const std::string& charge_point_id);
-  // Assigns OCPP security profile 0..3 (nullopt: none) to a charge point, adding it to the known
-  // charge points if it never booted. Recorded and shown, not yet enforced by the listeners
-  // (storage/migrations/0006_charge_point_security_profile.sql).
+  // Assigns OCPP security profile 0..3 (nullopt: none) to a charge point. A connection that
+  // provides a lower profile is refused at its upgrade (gateway/http_session.cpp).
   AdminResult set_security_profile(const std::string& charge_point_id, std::optional<int> profile);
+  // Registers a charge point (Conflict if it is registered already), optionally with its
+  // security profile: a registered charge point's BootNotification is Accepted whatever the
+  // policy for unknown ones says (storage/migrations/0007_charge_point_registration.sql).
+  AdminResult register_charge_point(const std::string& charge_point_id, std::optional<int> profile);
+  // Forgets a charge point: its row, password and kept state (configuration, variables,
+  // reservations, ...; csms/charge_point_items.hpp). Its transactions and events stay: they
+  // are history. NotFound when nothing was known of it.
+  AdminResult remove_charge_point(const std::string& charge_point_id);
   // Charge points with a password, ordered by id, after `after_id` (empty: from the start).
   std::vector<storage::ChargePointCredential> with_password(std::string_view after_id, size_t limit,
                                                             storage::Status* status);

@@ -85,7 +85,7 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
   auto profile = std::make_shared<std::string>();
   CLI::App* sp = cps->add_subcommand(
       "set-security-profile",
-      "Assign OCPP security profile 0-3, or 'none' (recorded and shown; not yet enforced)");
+      "Assign OCPP security profile 0-3, or 'none': a connection providing less is refused");
   sp->add_option("id", args->id, "The charge point id")->required();
   sp->add_option("profile", *profile, "0, 1, 2, 3 or none")
       ->required()
@@ -97,6 +97,33 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
     if (auto r = ChargePointAdmin(*db).set_security_profile(args->id, value); !r.ok())
       fail("charge-points set-security-profile: " + r.message);
     os << args->id << " security profile " << *profile << '\n';
+  });
+
+  CLI::App* reg = cps->add_subcommand(
+      "register",
+      "Register a charge point: its BootNotification is Accepted whatever unknown_charge_points "
+      "says");
+  reg->add_option("id", args->id, "The charge point id")->required();
+  auto reg_profile = std::make_shared<std::string>();
+  reg->add_option("--security-profile", *reg_profile, "0, 1, 2 or 3")
+      ->check(CLI::IsMember({"0", "1", "2", "3"}));
+  reg->callback([env, args, reg_profile, &os] {
+    auto db = open(env(), "register");
+    const std::optional<int> value =
+        reg_profile->empty() ? std::nullopt : std::optional<int>(std::stoi(*reg_profile));
+    if (auto r = ChargePointAdmin(*db).register_charge_point(args->id, value); !r.ok())
+      fail("charge-points register: " + r.message);
+    os << args->id << " registered\n";
+  });
+
+  CLI::App* rm = cps->add_subcommand(
+      "remove", "Forget a charge point: its registration, password and kept state (not its events)");
+  rm->add_option("id", args->id, "The charge point id")->required();
+  rm->callback([env, args, &os] {
+    auto db = open(env(), "remove");
+    if (auto r = ChargePointAdmin(*db).remove_charge_point(args->id); !r.ok())
+      fail("charge-points remove: " + r.message);
+    os << args->id << " removed\n";
   });
 
   CLI::App* list =

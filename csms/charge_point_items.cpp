@@ -250,7 +250,7 @@ constexpr std::array<FollowUp, 19> kFollowUps = {{
     {OcppVersion::v201, "SetDisplayMessage", set_display_message201},
     {OcppVersion::v201, "ClearDisplayMessage", clear_display_message201},
     // GetChargingProfiles and GetDisplayMessages answer only a status; the profiles and
-    // messages arrive in ReportChargingProfiles / NotifyDisplayMessages, recorded as events.
+    // messages arrive in ReportChargingProfiles / NotifyDisplayMessages (record_report).
     {OcppVersion::v201, "GetBaseReport", nullptr},  // its data arrives in NotifyReport
 }};
 
@@ -368,7 +368,10 @@ bool has_follow_up(OcppVersion version, std::string_view action) {
   return find(version, action) != nullptr;
 }
 
-void record_report(ItemWriter& out, const json& report_data) {
+namespace {
+
+void notify_report(ItemWriter& out, const json& request) {
+  const json report_data = request.value("reportData", json::array());
   if (!report_data.is_array()) return;
   for (const json& entry : report_data) {
     if (!entry.is_object() || !entry.contains("component") || !entry.contains("variable")) continue;
@@ -382,6 +385,33 @@ void record_report(ItemWriter& out, const json& report_data) {
                        attribute.value("type", "Actual"), fields);
     }
   }
+}
+
+// The answer to GetChargingProfiles (possibly in several reports): profiles the charge point
+// has installed, which may include ones another CSMS or its local configuration set.
+void report_charging_profiles(ItemWriter& out, const json& request) {
+  for (const json& profile : request.at("chargingProfile"))
+    put_profile(out, request.at("evseId"), profile, "evseId");
+}
+
+// The answer to GetDisplayMessages: the messages the charge point holds.
+void notify_display_messages(ItemWriter& out, const json& request) {
+  for (const json& message : request.value("messageInfo", json::array()))
+    out.put(kDisplayMessage, std::to_string(message.at("id").get<int64_t>()), message);
+}
+
+using ReportHook = void (*)(ItemWriter&, const json& request);
+constexpr std::array<std::pair<std::string_view, ReportHook>, 3> kReports = {{
+    {"NotifyReport", notify_report},
+    {"ReportChargingProfiles", report_charging_profiles},
+    {"NotifyDisplayMessages", notify_display_messages},
+}};
+
+}  // namespace
+
+void record_report(ItemWriter& out, std::string_view action, const json& request) {
+  for (const auto& [name, hook] : kReports)
+    if (name == action) return hook(out, request);
 }
 
 std::unique_ptr<ChargePointItems> ChargePointItems::open(const std::string& db_path,

@@ -7,7 +7,8 @@
 // record_call_result() looks the action up in one table (version, action -> hook) and the hook
 // turns the request and the result into item rows, appended to a WriteSet that the event sink
 // commits together with the call's CsmsCall event. One mechanism serves every action; adding
-// one is a row and a function. NotifyReport and StartTransaction/TransactionEvent use the same
+// one is a row and a function. The reports a charge point sends (NotifyReport,
+// ReportChargingProfiles, NotifyDisplayMessages) and StartTransaction/TransactionEvent use the same
 // writer (device-model reports, reservations consumed by a start).
 //
 // Read by ChargePointItems (its own read-only connection) for the REST API's views.
@@ -66,8 +67,9 @@ void record_call_result(ItemWriter& out, rpc::OcppVersion version, std::string_v
                         const nlohmann::json& request, const nlohmann::json& response);
 // Whether `action` of `version` has a follow-up hook (tests, docs).
 bool has_follow_up(rpc::OcppVersion version, std::string_view action);
-// A NotifyReport's reportData: every variable attribute reported.
-void record_report(ItemWriter& out, const nlohmann::json& report_data);
+// A report the charge point sent (schema-valid): NotifyReport's variable attributes,
+// ReportChargingProfiles' profiles, NotifyDisplayMessages' messages; other actions: nothing.
+void record_report(ItemWriter& out, std::string_view action, const nlohmann::json& request);
 
 // The API's views of the items. Thread-safe (one read connection behind a mutex).
 class ChargePointItems {

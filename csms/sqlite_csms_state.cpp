@@ -9,6 +9,7 @@
 
 #include "analytics/event.hpp"
 #include "csms/charge_point_items.hpp"
+#include "csms/requested_messages.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
 
@@ -44,6 +45,19 @@ std::optional<rpc::ValidationMode> parse_mode(const std::optional<std::string>& 
 }
 
 Value opt(const std::optional<std::string>& v) { return v ? Value(*v) : Value(); }
+
+// What the state keeps of a charge points row: kChargePointColumns, read by charge_point_row.
+constexpr std::string_view kChargePointColumns =
+    "SELECT id, registration_status, validation_mode, boot_status, registered_ms, "
+    "security_profile ";
+
+ChargePointRecord charge_point_row(const storage::Statement& st) {
+  ChargePointRecord r{st.text(0), st.opt_text(1), parse_mode(st.opt_text(2)), st.opt_text(3),
+                      false, std::nullopt};
+  r.registered = st.opt_int64(4).has_value();
+  if (auto p = st.opt_int64(5)) r.security_profile = static_cast<int>(*p);
+  return r;
+}
 
 }  // namespace
 
@@ -89,16 +103,40 @@ Status SqliteCsmsState::load() {
   Status s = tx.status();
   tx.reset();
   if (!s.ok()) return s;
-  storage::Statement& cp = read_db_->cached(
-      "SELECT id, registration_status, validation_mode, boot_status "
-      "FROM charge_points");
+  storage::Statement& cp = read_db_->cached(std::string(kChargePointColumns) + "FROM charge_points");
   while (cp.step()) {
-    ChargePointRecord r{cp.text(0), cp.opt_text(1), parse_mode(cp.opt_text(2)), cp.opt_text(3)};
+    ChargePointRecord r = charge_point_row(cp);
     charge_points_.emplace(r.id, std::move(r));
   }
   s = cp.status();
   cp.reset();
   return s;
+}
+
+void SqliteCsmsState::reload_charge_point(const std::string& charge_point_id) {
+  std::optional<ChargePointRecord> row;
+  Status s;
+  {
+    std::lock_guard lock(read_mu_);
+    storage::Statement& st =
+        read_db_->cached(std::string(kChargePointColumns) + "FROM charge_points WHERE id = ?");
+    st.bind(1, charge_point_id);
+    if (st.step()) row = charge_point_row(st);
+    s = st.status();
+    st.reset();
+  }
+  if (!s.ok()) return fail(Status::error("charge point reload: " + s.message()));
+  std::lock_guard lock(mu_);
+  if (row)
+    charge_points_.insert_or_assign(charge_point_id, std::move(*row));
+  else
+    charge_points_.erase(charge_point_id);
+}
+
+std::optional<int> SqliteCsmsState::security_profile(std::string_view charge_point_id) const {
+  std::lock_guard lock(mu_);
+  auto it = charge_points_.find(std::string(charge_point_id));
+  return it == charge_points_.end() ? std::nullopt : it->second.security_profile;
 }
 
 void SqliteCsmsState::fail(const Status& s) {
@@ -129,10 +167,11 @@ rpc::BootDecision SqliteCsmsState::boot(rpc::CallContext& ctx, const rpc::BootIn
     ChargePointRecord& r = it->second;
     if (inserted) r.id = it->first;
     d.status = r.boot_status ? *r.boot_status
-               : r.registration_status == "Accepted"
+               : r.registered || r.registration_status == "Accepted"
                    ? "Accepted"
                    : std::string(decision_text(policy_.unknown_charge_point));
     r.registration_status = d.status;
+    requested_while_pending_.erase(r.id);
   }
   record(ctx,
          "INSERT INTO charge_points (id, vendor, model, serial_number, firmware_version, "
@@ -153,7 +192,11 @@ bool SqliteCsmsState::accepts_call(rpc::CallContext& ctx) {
   auto it = charge_points_.find(ctx.charge_point_id);
   if (it == charge_points_.end()) return true;
   const auto& told = it->second.registration_status;
-  return told != "Pending" && told != "Rejected";
+  if (told == "Pending") {
+    auto asked = requested_while_pending_.find(ctx.charge_point_id);
+    return asked != requested_while_pending_.end() && asked->second.count(ctx.action) > 0;
+  }
+  return told != "Rejected";
 }
 
 void SqliteCsmsState::set_boot_status(const std::string& charge_point_id,
@@ -516,20 +559,31 @@ rpc::TransactionEvent201Result SqliteCsmsState::transaction_event(
   return r;
 }
 
-void SqliteCsmsState::store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
-                                   const nlohmann::json& report_data) {
-  record(ctx,
-         "INSERT INTO device_reports (charge_point_id, request_id, seq_no, received_ms, json) "
-         "VALUES (?, ?, ?, ?, ?)",
-         {std::string(ctx.charge_point_id), request_id, seq_no, ctx.ingest_ts_ms,
-          report_data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
+void SqliteCsmsState::store_report(rpc::CallContext& ctx, const nlohmann::json& request) {
+  // Device-model reports are also kept whole, as they came (table device_reports).
+  if (ctx.action == "NotifyReport")
+    record(ctx,
+           "INSERT INTO device_reports (charge_point_id, request_id, seq_no, received_ms, json) "
+           "VALUES (?, ?, ?, ?, ?)",
+           {std::string(ctx.charge_point_id), request.at("requestId").get<int64_t>(),
+            request.at("seqNo").get<int64_t>(), ctx.ingest_ts_ms,
+            request.value("reportData", nlohmann::json::array())
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   if (!ctx.writes) return;
   ItemWriter items(*ctx.writes, ctx.charge_point_id, ctx.ingest_ts_ms, policy_.id_token_secret);
-  record_report(items, report_data);
+  record_report(items, ctx.action, request);
 }
 
 void SqliteCsmsState::call_result(rpc::CallContext& ctx, const nlohmann::json& request,
                                   const nlohmann::json& response) {
+  {
+    // Whatever the call's status: a charge point that refused it sends nothing anyway.
+    std::lock_guard lock(mu_);
+    auto it = charge_points_.find(ctx.charge_point_id);
+    if (it != charge_points_.end() && it->second.registration_status == "Pending")
+      for (std::string_view action : requested_messages(ctx.version, ctx.action, request))
+        requested_while_pending_[ctx.charge_point_id].emplace(action);
+  }
   if (!ctx.writes) return;
   ItemWriter items(*ctx.writes, ctx.charge_point_id, ctx.ingest_ts_ms, policy_.id_token_secret);
   record_call_result(items, ctx.version, ctx.action, request, response);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,6 +50,8 @@ struct ChargePointRecord {
   std::optional<std::string> registration_status;      // last BootNotification decision
   std::optional<rpc::ValidationMode> validation_mode;  // per-charge-point override
   std::optional<std::string> boot_status;              // the operator's BootNotification answer
+  bool registered = false;                             // by an operator (Accepted at boot)
+  std::optional<int> security_profile;                 // the least a connection must provide
 };
 
 class SqliteCsmsState : public rpc::CsmsState {
@@ -62,8 +65,8 @@ class SqliteCsmsState : public rpc::CsmsState {
   ~SqliteCsmsState() override;
 
   // The operator's answer for this charge point (set_boot_status) if there is one; else a
-  // charge point once Accepted stays Accepted, and an unknown one (or one left
-  // Pending/Rejected) gets the policy's answer. The charge point row is upserted.
+  // registered charge point, or one once Accepted, is Accepted, and an unknown one (or one
+  // left Pending/Rejected) gets the policy's answer. The charge point row is upserted.
   rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override;
   // Token list, expiry, policy for unknown tokens; never ConcurrentTx (OCPP 1.6 section 7.2).
   rpc::IdTokenInfo authorize(rpc::CallContext& ctx, std::string_view id_token) override;
@@ -83,11 +86,12 @@ class SqliteCsmsState : public rpc::CsmsState {
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
   // Keeps the report and its variables (csms/charge_point_items.hpp).
-  void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
-                    const nlohmann::json& report_data) override;
-  // False while the last BootNotification answer to the charge point was Pending or Rejected.
+  void store_report(rpc::CallContext& ctx, const nlohmann::json& request) override;
+  // False while the last BootNotification answer to the charge point was Rejected, or Pending
+  // unless the central system asked for this action since (csms/requested_messages.hpp).
   bool accepts_call(rpc::CallContext& ctx) override;
-  // The follow-up hooks of csms/charge_point_items.hpp.
+  // The follow-up hooks of csms/charge_point_items.hpp; while the charge point is Pending, also
+  // notes which of its requests the call asked for.
   void call_result(rpc::CallContext& ctx, const nlohmann::json& request,
                    const nlohmann::json& response) override;
   // Sets (nullopt: clears) the BootNotification answer for one charge point; takes effect at
@@ -95,6 +99,12 @@ class SqliteCsmsState : public rpc::CsmsState {
   void set_boot_status(const std::string& charge_point_id, std::optional<std::string> status,
                        int64_t now_ms, rpc::WriteSet& writes);
 
+  // Reads the charge point's row again after an operator changed it through another
+  // connection (registered, removed, security profile: csms/charge_point_admin.hpp); a row
+  // that is gone makes the charge point unknown again.
+  void reload_charge_point(const std::string& charge_point_id);
+  // The security profile assigned to the charge point, if any.
+  std::optional<int> security_profile(std::string_view charge_point_id) const;
   // Per-charge-point validation override (nullopt: use the configured default).
   std::optional<rpc::ValidationMode> validation_mode(std::string_view charge_point_id) const;
   // Known charge point (has booted at least once, or was added by an operator).
@@ -157,6 +167,8 @@ class SqliteCsmsState : public rpc::CsmsState {
   std::deque<int32_t> recently_stopped_order_;
   std::map<std::pair<std::string, std::string>, Tx201> tx201_;
   std::unordered_map<std::string, ChargePointRecord> charge_points_;
+  // Pending charge point -> the actions the central system asked it for since its last boot.
+  std::unordered_map<std::string, std::set<std::string, std::less<>>> requested_while_pending_;
 
   mutable std::mutex error_mu_;  // guards healthy_, last_error_
   bool healthy_ = true;

@@ -214,7 +214,7 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
             "SELECT id, vendor, model, serial_number, firmware_version, "
             "registration_status, first_seen_ms, last_boot_ms, ocpp_version, security_profile, "
             "EXISTS (SELECT 1 FROM charge_point_credentials c "
-            "WHERE c.charge_point_id = p.id) FROM charge_points p ") +
+            "WHERE c.charge_point_id = p.id), registered_ms FROM charge_points p ") +
         (one ? "WHERE id = ?1 LIMIT ?2" : "WHERE id > ?1 ORDER BY id LIMIT ?2");
     storage::Status s;
     auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
@@ -231,7 +231,8 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
                {"first_seen", util::format_rfc3339_ms(st.int64(6))},
                {"last_boot", time_or_null(st.opt_int64(7))},
                {"ocpp_version", opt(st.opt_text(8))},
-               {"security_profile", st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)}},
+               {"security_profile", st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)},
+               {"registered", time_or_null(st.opt_int64(11))}},
               st.int64(10) != 0};
         },
         &s, one ? request.id : after, one ? int64_t{1} : request.limit + 1);
@@ -261,6 +262,7 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
             ? json(nullptr)
             : json{{"ocpp_version", std::string(rpc::subprotocol(it->second.version))},
                    {"remote_address", it->second.remote_address},
+                   {"security_profile", it->second.security_profile},
                    {"connected_since", util::format_rfc3339_ms(it->second.connected_ms)}};
     item.update(rm.charge_point(row.id));
     items.push_back(std::move(item));
@@ -336,14 +338,32 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
       result.target = request.id;
       return result;
     }
-    case Change::SetSecurityProfile: {
-      const std::string text = field("profile").value_or("-");
-      if (text != "" && (text.size() != 1 || text[0] < '0' || text[0] > '3'))
-        return ApiResult::error(Kind::Invalid,
-                                "profile must be \"0\", \"1\", \"2\", \"3\" or \"\"");
-      ApiResult result = from_admin(csms::ChargePointAdmin(*db_).set_security_profile(
-          request.id, text.empty() ? std::nullopt : std::optional<int>(text[0] - '0')));
-      result.target = request.id;
+    case Change::SetSecurityProfile:
+    case Change::RegisterChargePoint:
+    case Change::RemoveChargePoint: {
+      const std::string id =
+          request.change == Change::RegisterChargePoint ? field("id").value_or("") : request.id;
+      csms::ChargePointAdmin admin(*db_);
+      ApiResult result;
+      if (request.change == Change::RemoveChargePoint) {
+        result = from_admin(admin.remove_charge_point(id));
+      } else {
+        // Required to set a profile, optional at registration; "" clears it.
+        const auto text = field("profile");
+        const std::string value = text.value_or(request.change == Change::RegisterChargePoint ? "" : "-");
+        if (value != "" && (value.size() != 1 || value[0] < '0' || value[0] > '3'))
+          return ApiResult::error(Kind::Invalid,
+                                  "profile must be \"0\", \"1\", \"2\", \"3\" or \"\"");
+        const auto profile = value.empty() ? std::nullopt : std::optional<int>(value[0] - '0');
+        result = from_admin(request.change == Change::RegisterChargePoint
+                                ? admin.register_charge_point(id, profile)
+                                : admin.set_security_profile(id, profile));
+      }
+      result.target = id;
+      if (result.kind == Kind::Ok && sources_.charge_point_changed)
+        sources_.charge_point_changed(id);
+      if (result.kind == Kind::Ok && request.change == Change::RegisterChargePoint)
+        result.body = {{"id", id}};
       return result;
     }
     default:  // the quarantine actions, above

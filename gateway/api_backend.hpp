@@ -43,6 +43,9 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
     // Runs a task on the live analytics pipeline's worker (quarantine review); false when
     // analytics does not run.
     std::function<bool(const std::function<void(analytics::Pipeline&)>&)> with_pipeline;
+    // Told after a charge point's registration, removal or security profile changed, so the
+    // live gateway applies it at once (not at its next restart).
+    std::function<void(const std::string& charge_point_id)> charge_point_changed;
   };
 
   // Opens the gateway database; the analytics store is opened on first use (the analytics

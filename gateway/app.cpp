@@ -291,6 +291,7 @@ Status App::start() {
                {&ocpp16::protocol(), &ocpp201::protocol()},
                router_.handler(),
                [state = state_.get()](std::string_view cp) { return state->validation_mode(cp); },
+               [state = state_.get()](std::string_view cp) { return state->security_profile(cp); },
                nullptr,
                nullptr});
   // Every frame counter is listed on /metrics (at 0) before the first charge point connects.
@@ -403,6 +404,25 @@ void App::add_metrics() {
       });
 }
 
+// An operator registered, removed or re-profiled a charge point through the API: the CSMS state
+// reads its row again, and a live connection that no longer qualifies is closed (removed: it
+// reconnects as an unknown charge point; a higher profile: it must come back with it).
+void App::charge_point_changed(const std::string& charge_point_id) {
+  state_->reload_charge_point(charge_point_id);
+  auto session = registry_.find(charge_point_id);
+  if (!session) return;
+  const auto known = state_->charge_point(charge_point_id);
+  const auto assigned = known ? known->security_profile : std::nullopt;
+  std::string reason;
+  if (!known)
+    reason = "removed by an operator";
+  else if (assigned && session->info().security_profile < *assigned)
+    reason = "security profile " + std::to_string(*assigned) + " required";
+  if (reason.empty()) return;
+  log::info("charge_point_disconnected_by_operator", charge_point_id, {{"reason", reason}});
+  session->close_async(boost::beast::websocket::close_code::policy_error, reason);
+}
+
 // The read and management routes (viewer reads; operator tokens; admin passwords), over one
 // ApiBackend: analytics read models, the session registry and the gateway database.
 Status App::add_api_routes() {
@@ -416,7 +436,8 @@ Status App::add_api_routes() {
        [this](const std::function<void(analytics::Pipeline&)>& task) {
          auto* live = live_analytics_.load();
          return live && live->with_pipeline(task);
-       }},
+       },
+       [this](const std::string& cp) { charge_point_changed(cp); }},
       &status);
   if (!api_backend_) return Status::error("opening the API's database: " + status.message());
   web::add_read_routes(router_, api_auth(), *api_backend_);

@@ -107,6 +107,7 @@ class App {
   // /metrics and the gateway's own scrape-time metrics.
   void add_metrics();
   util::Status add_api_routes();
+  void charge_point_changed(const std::string& charge_point_id);
   void poll_disk();
 
   Config config_;

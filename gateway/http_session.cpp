@@ -81,12 +81,12 @@ HttpResponse closing_response(http::status status, unsigned version, std::string
   return res;
 }
 
-// The OCPP security profile a listener enforces: "1" HTTP Basic over ws, "2" TLS and HTTP
-// Basic, "3" TLS client certificates; "0" no charge point authentication (ws, or wss alone).
-std::string security_profile(const ListenerSecurity& security) {
-  if (security.tls && security.client_certificates) return "3";
-  if (security.basic_auth) return security.tls ? "2" : "1";
-  return "0";
+// The OCPP security profile a listener enforces: 1 HTTP Basic over ws, 2 TLS and HTTP Basic,
+// 3 TLS client certificates; 0 no charge point authentication (ws, or wss alone).
+int security_profile(const ListenerSecurity& security) {
+  if (security.tls && security.client_certificates) return 3;
+  if (security.basic_auth) return security.tls ? 2 : 1;
+  return 0;
 }
 
 // Held for as long as a charge point's WebSocket lives (with its connection slot), so the
@@ -112,7 +112,7 @@ metrics::Gauge& connections_gauge(rpc::OcppVersion version, const ListenerSecuri
              "Charge point WebSocket connections open, by OCPP version and security profile "
              "(0: none, 1: Basic over ws, 2: TLS and Basic, 3: TLS client certificates).",
              {"version", "security_profile"})
-      .with({std::string(rpc::to_string(version)), security_profile(security)});
+      .with({std::string(rpc::to_string(version)), std::to_string(security_profile(security))});
 }
 
 std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
@@ -252,8 +252,7 @@ void HttpSession::do_read() {
   parser_.emplace();
   parser_->header_limit(static_cast<uint32_t>(limits.max_http_header_bytes));
   parser_->body_limit(limits.max_http_body_bytes);
-  tcp_layer(stream_).expires_after(std::chrono::seconds(
-      security_->serves_charge_points ? limits.handshake_timeout_s : limits.web_request_timeout_s));
+  tcp_layer(stream_).expires_after(std::chrono::seconds(request_timeout_s()));
   visit_stream(stream_, [&](auto& stream) {
     http::async_read(stream, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t bytes) {
@@ -269,7 +268,46 @@ void HttpSession::shutdown() {
   tcp_layer(stream_).socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
 }
 
+int HttpSession::request_timeout_s() const {
+  // A listener that serves charge points has the (shorter) handshake timeout: an upgrade
+  // request is small, and a stalled one holds a slot that charge points need.
+  const auto& limits = services_.config.limits;
+  return security_->serves_charge_points ? limits.handshake_timeout_s
+                                         : limits.web_request_timeout_s;
+}
+
+void HttpSession::linger() {
+  // Closing a socket with unread bytes makes the kernel send RST, and a RST can destroy the
+  // response still on its way to the peer: a client whose body was refused (413) is usually
+  // still sending it. So after the last response the rest is read and dropped, at most
+  // kLingerBytes for at most kLingerTime, and only then is the socket closed.
+  constexpr size_t kLingerBytes = 1 << 20;
+  constexpr auto kLingerTime = std::chrono::seconds(2);
+  shutdown();
+  lingered_ = 0;
+  tcp_layer(stream_).expires_after(kLingerTime);
+  drain(kLingerBytes);
+}
+
+void HttpSession::drain(size_t limit) {
+  buffer_.consume(buffer_.size());
+  tcp_layer(stream_).async_read_some(
+      buffer_.prepare(16384), [self = shared_from_this(), limit](beast::error_code ec, size_t n) {
+        self->lingered_ += n;
+        if (!ec && self->lingered_ < limit) self->drain(limit);
+      });
+}
+
 void HttpSession::on_read(beast::error_code ec, size_t) {
+  if (ec == beast::error::timeout && parser_->got_some()) {
+    // Part of a request came, the rest not in time: say so (an idle keep-alive connection that
+    // times out between requests is closed silently, as clients expect).
+    const std::string seconds = std::to_string(request_timeout_s());
+    log::warn("http_request_timeout", "", {{"remote", remote_address_}, {"timeout_s", seconds}});
+    write(closing_response(http::status::request_timeout, 11,
+                           "the request did not arrive completely within " + seconds + " s"));
+    return;
+  }
   if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
       ec == net::error::operation_aborted || ec == net::ssl::error::stream_truncated) {
     shutdown();
@@ -381,6 +419,20 @@ void HttpSession::upgrade(HttpRequest request) {
 }
 
 void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
+  // After a security profile upgrade (OCPP 2.0.1 use case A05; the 1.6 security white paper)
+  // a charge point must not come back on a lower profile: the central system refuses such a
+  // connection. Checked after authentication, so only an authenticated charge point learns
+  // what it needs.
+  const int provided = security_profile(*security_);
+  if (services_.assigned_security_profile) {
+    if (auto assigned = services_.assigned_security_profile(cp); assigned && provided < *assigned) {
+      refuse(request, http::status::forbidden,
+             "charge point " + cp + " is assigned security profile " + std::to_string(*assigned) +
+                 "; this listener provides profile " + std::to_string(provided),
+             cp);
+      return;
+    }
+  }
   if (!services_.sink.healthy()) {
     refuse(request, http::status::service_unavailable,
            "the event log is unavailable; try again later", cp);
@@ -399,6 +451,7 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   auto slot = std::make_shared<CountedConnection>(
       std::move(slot_), connections_gauge(*negotiation.chosen, *security_));
   auto session = std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
+                                             provided,
                                              *services_.protocol(*negotiation.chosen),
                                              std::move(slot), buffer_.data());
   session->run(std::move(request));
@@ -468,8 +521,12 @@ void HttpSession::write(HttpResponse response) {
 
 void HttpSession::on_write(bool close, beast::error_code ec, size_t) {
   response_.reset();
-  if (ec || close) {
+  if (ec) {
     shutdown();
+    return;
+  }
+  if (close) {
+    linger();
     return;
   }
   do_read();

@@ -75,7 +75,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                       std::string_view charge_point_id);
   void write(HttpResponse response);
   void on_write(bool close, boost::beast::error_code ec, size_t bytes);
+  int request_timeout_s() const;
   void shutdown();
+  // After a closing response: shutdown(), then read and drop what the peer still sends
+  // (bounded), so that closing does not reset the connection under the response.
+  void linger();
+  void drain(size_t limit);
 
   HttpStream stream_;
   boost::beast::flat_buffer buffer_;
@@ -87,6 +92,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string remote_client_;   // the client's address, the key of per-address login limits
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write
+  size_t lingered_ = 0;                      // bytes dropped by drain()
 };
 
 // The default non-upgrade handler: GET /health (200, or 503 when the event log is unhealthy),

@@ -40,6 +40,9 @@ struct Services {
   web::HttpHandler http_handler;
   // Validation override stored per charge point (e.g. by an operator); nullopt: config decides.
   std::function<std::optional<rpc::ValidationMode>(std::string_view)> stored_validation;
+  // The security profile an operator assigned to a charge point (nullopt: none): a connection
+  // that provides less is refused. Null: nothing is assigned anywhere.
+  std::function<std::optional<int>(std::string_view)> assigned_security_profile;
   // Shared by every listener (the total connection limit); null: each listener counts alone.
   std::shared_ptr<ConnectionLimiter> connections;
   // Null: free disk space is not watched.

@@ -29,6 +29,7 @@ struct SessionInfo {
   std::string remote_address;
   rpc::OcppVersion version = rpc::OcppVersion::v16;
   int64_t connected_ms = 0;
+  int security_profile = 0;  // what the connection provided (0-3, gateway/listener.hpp)
 };
 
 class SessionRegistry {

@@ -37,12 +37,14 @@ std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
 }  // namespace
 
 WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
-                     std::string remote_address, const rpc::Protocol& protocol,
-                     std::shared_ptr<void> slot, net::const_buffer already_read)
+                     std::string remote_address, int security_profile,
+                     const rpc::Protocol& protocol, std::shared_ptr<void> slot,
+                     net::const_buffer already_read)
     : ws_(std::move(stream), already_read),
       services_(services),
       charge_point_id_(std::move(charge_point_id)),
       remote_address_(std::move(remote_address)),
+      security_profile_(security_profile),
       protocol_(protocol),
       mode_(services.validation_for(charge_point_id_)),
       connected_ms_(util::now_ms()),
@@ -60,7 +62,7 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
 WsSession::~WsSession() = default;
 
 SessionInfo WsSession::info() const {
-  return {charge_point_id_, remote_address_, protocol_.version, connected_ms_};
+  return {charge_point_id_, remote_address_, protocol_.version, connected_ms_, security_profile_};
 }
 
 rpc::CallContext WsSession::context(int64_t now) {

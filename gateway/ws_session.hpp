@@ -36,9 +36,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // `slot` is held for the connection's lifetime (the per-address connection limit).
   // `already_read`: bytes read from the connection after the upgrade request (copied), the
   // start of the first frames.
+  // `security_profile`: what the connection provided (0-3), for the session's info().
   WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
-            std::string remote_address, const rpc::Protocol& protocol, std::shared_ptr<void> slot,
-            boost::asio::const_buffer already_read = {});
+            std::string remote_address, int security_profile, const rpc::Protocol& protocol,
+            std::shared_ptr<void> slot, boost::asio::const_buffer already_read = {});
   ~WsSession();
 
   // Accepts the upgrade request (answering with the negotiated subprotocol) and starts reading.
@@ -103,6 +104,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   Services& services_;
   const std::string charge_point_id_;
   const std::string remote_address_;
+  const int security_profile_;
   const rpc::Protocol& protocol_;
   const rpc::ValidationMode mode_;
   const int64_t connected_ms_;

@@ -138,9 +138,8 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& re
   return response;
 }
 
-rpc::HandleResult handle_notify_report(rpc::CallContext& ctx, const json& req) {
-  ctx.state.store_report(ctx, req.at("requestId").get<int64_t>(), req.at("seqNo").get<int64_t>(),
-                         req.value("reportData", json::array()));
+rpc::HandleResult handle_report(rpc::CallContext& ctx, const json& req) {
+  ctx.state.store_report(ctx, req);
   return json::object();
 }
 

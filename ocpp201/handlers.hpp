@@ -13,7 +13,8 @@ rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann
 rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& req);
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& req);
 rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const nlohmann::json& req);
-rpc::HandleResult handle_notify_report(rpc::CallContext& ctx, const nlohmann::json& req);
+// NotifyReport, ReportChargingProfiles, NotifyDisplayMessages: kept by the CSMS state.
+rpc::HandleResult handle_report(rpc::CallContext& ctx, const nlohmann::json& req);
 
 // `{}`: the response of every notification whose response schema has no required member.
 rpc::HandleResult empty_response(rpc::CallContext& ctx, const nlohmann::json& req);

@@ -124,9 +124,9 @@ class CsmsState {
                                                    const TransactionLink16& req) = 0;
   virtual TransactionEvent201Result transaction_event(CallContext& ctx,
                                                       const TransactionEvent201& req) = 0;
-  // 2.0.1 NotifyReport: device-model report data stored per charge point.
-  virtual void store_report(CallContext& ctx, int64_t request_id, int64_t seq_no,
-                            const nlohmann::json& report_data) = 0;
+  // A report the charge point sent of its own state (2.0.1 NotifyReport, ReportChargingProfiles,
+  // NotifyDisplayMessages; ctx.action says which), schema-valid: kept per charge point.
+  virtual void store_report(CallContext& ctx, const nlohmann::json& request) = 0;
   // Whether the charge point may send `ctx.action`: false while its last BootNotification
   // answer was Pending or Rejected (the dispatcher then answers SecurityError).
   virtual bool accepts_call(CallContext& /*ctx*/) { return true; }

@@ -30,6 +30,8 @@ enum class Change {
   SetPassword,
   DeletePassword,
   SetSecurityProfile,
+  RegisterChargePoint,
+  RemoveChargePoint,
   RepairQuarantined,
   DiscardQuarantined,
   ReplayQuarantined,

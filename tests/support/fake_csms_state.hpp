@@ -38,7 +38,7 @@ class FakeCsmsState : public rpc::CsmsState {
     bool ended = false;
   };
   std::map<std::pair<std::string, std::string>, Tx201> tx201;
-  std::vector<std::tuple<std::string, int64_t, int64_t, nlohmann::json>> reports;
+  std::vector<std::tuple<std::string, std::string, nlohmann::json>> reports;  // cp, action, request
 
   bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
   bool accepts_call(rpc::CallContext&) override { return registration_accepted; }
@@ -127,9 +127,8 @@ class FakeCsmsState : public rpc::CsmsState {
   std::string last_error() const override { return error; }
   std::string error;  // set by a test to make the state unhealthy
 
-  void store_report(rpc::CallContext& ctx, int64_t request_id, int64_t seq_no,
-                    const nlohmann::json& report_data) override {
-    reports.emplace_back(std::string(ctx.charge_point_id), request_id, seq_no, report_data);
+  void store_report(rpc::CallContext& ctx, const nlohmann::json& request) override {
+    reports.emplace_back(std::string(ctx.charge_point_id), std::string(ctx.action), request);
   }
 };
 

@@ -7,6 +7,9 @@
 #   outage  the broker is stopped mid-run while charge points keep sending, then restarted
 #   crash   broker down, frames acknowledged into the outbox, gateway kill -9, broker up,
 #           gateway restarted: the backlog is delivered
+# and, with the broker up, the REST API's remote sessions (python/csms_remote_session_test.py:
+# RemoteStart/RequestStart -> transaction -> RemoteStop/RequestStop, 1.6 and 2.0.1) whose
+# CsmsCall and transaction events must reach the topic as they reach the event log.
 # Env: OCPPGW_BIN (default build/gateway/ocppgw), KAFKA_IT_CPS / KAFKA_IT_FRAMES (default 20/25),
 # KAFKA_IT_KEEP=1 keeps the work dir (logs, database, broker data).
 # Prints "kafka e2e: N passed, M failed"; exits 1 on any failure.
@@ -38,12 +41,9 @@ tally_py() {
 [ -x "$OCPPGW_BIN" ] || { echo "missing binary $OCPPGW_BIN"; failed=1; finish; }
 command -v kcat >/dev/null || { echo "kcat is missing (scripts/setup.sh installs it)"; failed=1; finish; }
 
-venv="$HOME/.cache/ocppgw/kafka-it/venv"
-if ! "$venv/bin/python" -c 'import ocpp, websockets' 2>/dev/null; then
-  python3 -m venv "$venv" &&
-    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" 'ocpp==2.1.0' 'websockets==13.1' ||
-    { echo "could not install PyPI ocpp"; failed=1; finish; }
-fi
+# The integration tests' venv (PyPI ocpp, websockets, pytest; tests/integration/requirements.txt).
+source "$root/tests/integration/common.sh"
+ensure_venv "$root" || { echo "could not install tests/integration/requirements.txt"; failed=1; finish; }
 py="$venv/bin/python"
 
 work="$(mktemp -d /tmp/ocppgw-kafka-it.XXXXXX)"
@@ -97,6 +97,12 @@ start_gateway; check "gateway starts with brokers configured" $?
 fleet --cps "$CPS" --frames "$FRAMES" --prefix A >"$work/fleet.log" 2>&1
 rc=$?; cat "$work/fleet.log"; check "steady: every frame acknowledged" $rc
 verify steady
+
+# --- remote sessions through the REST API, their events read back from the topic
+(cd "$root/tests/integration" && OCPPGW_BIN="$OCPPGW_BIN" OCPPGW_IT_KAFKA_BROKERS="$brokers" \
+  "$py" -m pytest -q -p no:cacheprovider python/csms_remote_session_test.py) >"$work/remote.log" 2>&1
+rc=$?
+tail -n 15 "$work/remote.log"; check "remote sessions: CsmsCall and transaction events on the topic (1.6, 2.0.1)" $rc
 
 # --- outage: stop the broker while charge points keep sending, then bring it back
 fleet --cps "$CPS" --frames "$FRAMES" --prefix B --interval-ms 400 >"$work/fleet.log" 2>&1 &

@@ -7,9 +7,15 @@
 # The charge point acts on what the CALL carried (id token, connector, transaction id). Checked
 # afterwards: the event log holds the calls (CsmsCall) and the session's events in order, and
 # the sessions API (GET /api/v1/sessions) shows the completed session with its final energy.
+# With OCPPGW_IT_KAFKA_BROKERS set (the Kafka suite, tests/integration/kafka/run.sh, runs this
+# file against its real broker) the gateway publishes to a topic of its own, and the same events
+# must arrive there, in the same order, read back with kcat.
 import asyncio
+import json
+import os
 import subprocess
 import time
+import uuid
 import urllib.parse
 from datetime import datetime, timedelta, timezone
 
@@ -56,9 +62,31 @@ def start_gateway(tmp_path):
                    capture_output=True)
     subprocess.run([BIN, "--data-dir", str(tmp_path), "tokens", "add", "E2E-TOKEN-201", "--status", "Accepted"],
                    check=True, capture_output=True)
-    gw = GatewayProcess(tmp_path, env=ADMIN_ENV).start()
+    brokers = os.environ.get("OCPPGW_IT_KAFKA_BROKERS")
+    topic = f"remote-sessions-{uuid.uuid4().hex[:8]}"
+    args = ["--kafka-brokers", brokers, "--kafka-topic", topic] if brokers else []
+    gw = GatewayProcess(tmp_path, args=args, env=ADMIN_ENV).start()
     gw.token = operator_token(gw)
+    gw.kafka = (brokers, topic) if brokers else None
     return gw
+
+
+def kafka_session_events(gw, cp_id, want):
+    """session_events() as read from the gateway's Kafka topic once `want` of them arrived
+    (None without a broker)."""
+    if not gw.kafka:
+        return None
+    brokers, topic = gw.kafka
+    deadline = time.monotonic() + 30
+    while True:
+        out = subprocess.run(["kcat", "-C", "-b", brokers, "-t", topic, "-o", "beginning", "-e", "-q",
+                              "-f", "%s\n"], capture_output=True, text=True, timeout=60).stdout
+        events = [json.loads(line) for line in out.splitlines() if line.strip()]
+        mine = [(e["event_type"], e["ocpp_action"], e.get("transaction_id")) for e in events
+                if e["charge_point_id"] == cp_id and e["event_type"] in SESSION_KINDS]
+        if len(mine) >= want or time.monotonic() > deadline:
+            return mine
+        time.sleep(0.5)
 
 
 async def connected(gw, cp_id, subprotocol, charge_point_class, answers, body):
@@ -72,11 +100,13 @@ async def connected(gw, cp_id, subprotocol, charge_point_class, answers, body):
             listener.cancel()
 
 
+SESSION_KINDS = {"CsmsCall", "StartTransaction", "MeterValues", "StopTransaction"}
+
+
 def session_events(gw, cp_id):
     """(event_type, ocpp_action, transaction_id) of the charge point's events that matter here."""
-    kinds = {"CsmsCall", "StartTransaction", "MeterValues", "StopTransaction"}
     return [(e["event_type"], e["ocpp_action"], e["transaction_id"]) for e in gw.events(cp_id)
-            if e["event_type"] in kinds]
+            if e["event_type"] in SESSION_KINDS]
 
 
 def test_remote_start_and_stop_ocpp16(tmp_path):
@@ -105,9 +135,10 @@ def test_remote_start_and_stop_ocpp16(tmp_path):
         tx = asyncio.run(connected(gw, cp_id, "ocpp1.6", v16.ChargePoint,
                                    {"RemoteStartTransaction": accepted, "RemoteStopTransaction": accepted}, body))
         session = completed_session(gw, cp_id, tx)
+        published = kafka_session_events(gw, cp_id, 6)
     finally:
         assert gw.stop() == 0
-    assert session_events(gw, cp_id) == [
+    expected = [
         ("CsmsCall", "RemoteStartTransaction", None),
         ("StartTransaction", "StartTransaction", tx),
         ("MeterValues", "MeterValues", tx),
@@ -115,6 +146,8 @@ def test_remote_start_and_stop_ocpp16(tmp_path):
         ("CsmsCall", "RemoteStopTransaction", None),
         ("StopTransaction", "StopTransaction", tx),
     ]
+    assert session_events(gw, cp_id) == expected
+    assert published in (None, expected), published
     assert session is not None, "no completed session in GET /api/v1/sessions"
     assert (session["connector_id"], session["meter_start_wh"], session["meter_stop_wh"]) == (1, 1000, 3000)
     assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["energy_is_final"] and session["stop_reason"] == "REMOTE"
@@ -157,15 +190,18 @@ def test_request_start_and_stop_ocpp201(tmp_path):
                               {"RequestStartTransaction": answer_with({"status": "Accepted"}),
                                "RequestStopTransaction": answer_with({"status": "Accepted"})}, body))
         session = completed_session(gw, cp_id, tx)
+        published = kafka_session_events(gw, cp_id, 5)
     finally:
         assert gw.stop() == 0
-    assert session_events(gw, cp_id) == [
+    expected = [
         ("CsmsCall", "RequestStartTransaction", None),
         ("StartTransaction", "TransactionEvent", tx),
         ("MeterValues", "TransactionEvent", tx),
         ("CsmsCall", "RequestStopTransaction", None),
         ("StopTransaction", "TransactionEvent", tx),
     ]
+    assert session_events(gw, cp_id) == expected
+    assert published in (None, expected), published
     assert session is not None, "no completed session in GET /api/v1/sessions"
     assert (session["meter_start_wh"], session["meter_stop_wh"]) == (1000, 3000)
     assert abs(session["energy_kwh"] - 2.0) < 1e-9 and session["energy_is_final"] and session["stop_reason"] == "REMOTE"

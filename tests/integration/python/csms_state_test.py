@@ -273,12 +273,25 @@ async def split_and_display(gw, op, admin):
             message = {"id": 3, "priority": "NormalCycle", "message": {"format": "UTF8", "content": "Hi"}}
             status, body = await api("POST", calls + "SetDisplayMessage", {"message": message}, token=op)
             assert status == 200, body
+            # What the station reports of itself (the answers to GetDisplayMessages and
+            # GetChargingProfiles) is kept too, including what this CSMS never set.
+            await cp.call(call201.NotifyDisplayMessages(request_id=5, message_info=[
+                {"id": 4, "priority": "AlwaysFront", "message": {"format": "ASCII", "content": "Local"}}]))
+            profile = {"id": 9, "stackLevel": 1, "chargingProfilePurpose": "TxDefaultProfile",
+                       "chargingProfileKind": "Absolute",
+                       "chargingSchedule": [{"id": 1, "chargingRateUnit": "W",
+                                             "chargingSchedulePeriod": [{"startPeriod": 0, "limit": 7400.0}]}]}
+            await cp.call(call201.ReportChargingProfiles(request_id=6, charging_limit_source="CSO", evse_id=1,
+                                                         charging_profile=[profile]))
         finally:
             task.cancel()
     async with connect(gw, "PY-201", "ocpp2.0.1", new_password) as ws:
         assert ws.subprotocol == "ocpp2.0.1"
     status, body = await api("GET", "/api/v1/charge-points/PY-201/display-messages", token=op)
-    assert [m["message"]["content"] for m in body["items"]] == ["Hi"], body
+    assert sorted(m["message"]["content"] for m in body["items"]) == ["Hi", "Local"], body
+    status, body = await api("GET", "/api/v1/charge-points/PY-201/charging-profiles", token=op)
+    assert [(p["id"], p["evseId"], p["stackLevel"], p["profile"]["chargingSchedule"][0]["chargingSchedulePeriod"][0]
+             ["limit"]) for p in body["items"]] == [(9, 1, 1, 7400.0)], body
     status, body = await api("GET", "/api/v1/charge-points/PY-201/variables", token=op)
     values = {(v["variable"]["name"], v["variable"].get("instance")): v["value"] for v in body["items"]}
     assert values[("ItemsPerMessage", "GetVariables")] == "2"

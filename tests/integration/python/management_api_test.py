@@ -163,3 +163,103 @@ def test_tokens_and_passwords_through_the_api(tmp_path):
     assert cli("charge-points", "list").stdout == ""  # the API deleted the only password
     assert cli("charge-points", "set-security-profile", "PY-MGMT", "none").returncode == 0
     assert cli("charge-points", "set-security-profile", "PY-MGMT", "5").returncode != 0
+    assert cli("charge-points", "register", "PY-CLI", "--security-profile", "1").returncode == 0
+    assert cli("charge-points", "register", "PY-CLI").returncode == 1  # registered already
+    assert cli("charge-points", "remove", "PY-CLI").returncode == 0
+    assert cli("charge-points", "remove", "PY-CLI").returncode == 1  # nothing left to remove
+
+
+class Connected:
+    """A PyPI `ocpp` 1.6 charge point on the plain listener without HTTP Basic (security
+    profile 0): boot() returns the BootNotification status; closed() waits for the server's
+    close and returns its code."""
+
+    def __init__(self, gw, cp_id):
+        self.gw, self.cp_id = gw, cp_id
+
+    async def __aenter__(self):
+        self.ws = await websockets.connect(f"{self.gw.url}/{self.cp_id}", subprotocols=["ocpp1.6"])
+        self.cp = ChargePoint(self.cp_id, self.ws)
+        self.listener = asyncio.create_task(self.cp.start())
+        return self
+
+    async def __aexit__(self, *exc):
+        self.listener.cancel()
+        await self.ws.close()
+
+    async def boot(self):
+        res = await self.cp.call(call.BootNotification(charge_point_vendor="V", charge_point_model="M"))
+        return res.status
+
+    async def closed(self, timeout=5):
+        await asyncio.wait_for(self.ws.wait_closed(), timeout)
+        return self.ws.close_code
+
+
+async def upgrade_status(gw, cp_id):
+    """HTTP status of the upgrade refusal, or 101 when the connection opens."""
+    try:
+        async with websockets.connect(f"{gw.url}/{cp_id}", subprotocols=["ocpp1.6"]):
+            return 101
+    except websockets.exceptions.InvalidStatusCode as e:
+        return e.status_code
+
+
+def test_registration_removal_and_security_profile_apply_to_live_connections(tmp_path):
+    """Only registered charge points are Accepted (unknown ones Rejected by the policy); a
+    profile above what the connection provides closes it and refuses the next upgrade (403);
+    removing a charge point closes its connection and makes it unknown again."""
+    gw = GatewayProcess(tmp_path, args=["--unknown-charge-points", "Rejected"],
+                        env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD})
+    gw.start()
+    try:
+        t = accounts(gw)
+        cps = "/api/v1/charge-points"
+        assert request(gw, "POST", cps, {"id": "PY-REG"}, token=t["operator"])[0] == 403
+        assert request(gw, "POST", cps, {"id": "PY-REG"}, token=t["viewer"])[0] == 403
+        for bad in [{"id": "bad id"}, {"id": "PY-REG", "profile": "4"}, {"profile": "1"}, {"id": 7}]:
+            status, body = request(gw, "POST", cps, bad, token=t["admin"])
+            assert status == 400 and body["error"], (bad, body)
+        status, body = request(gw, "POST", cps, {"id": "PY-REG"}, token=t["admin"])
+        assert status == 201 and body == {"id": "PY-REG"}, body
+        assert request(gw, "POST", cps, {"id": "PY-REG"}, token=t["admin"])[0] == 409
+        status, view = request(gw, "GET", f"{cps}/PY-REG", token=t["viewer"])
+        assert status == 200 and view["registered"] and view["security_profile"] is None, view
+        assert view["connected"] is False
+
+        async def scenario():
+            async with Connected(gw, "PY-UNREG") as unknown:
+                assert await unknown.boot() == "Rejected"
+            async with Connected(gw, "PY-REG") as cp:
+                assert await cp.boot() == "Accepted"
+                # Profile 1 needs HTTP Basic: this connection (profile 0) no longer qualifies.
+                status, _ = await asyncio.to_thread(request, gw, "PUT", f"{cps}/PY-REG/security-profile",
+                                                    {"profile": "1"}, token=t["admin"])
+                assert status == 204
+                assert await cp.closed() == 1008
+            assert await upgrade_status(gw, "PY-REG") == 403
+            status, _ = await asyncio.to_thread(request, gw, "PUT", f"{cps}/PY-REG/security-profile",
+                                                {"profile": ""}, token=t["admin"])
+            assert status == 204
+            async with Connected(gw, "PY-REG") as cp:
+                assert await cp.boot() == "Accepted"
+                status, live = await asyncio.to_thread(request, gw, "GET", f"{cps}/PY-REG", token=t["viewer"])
+                assert live["connected"] and live["connection"]["security_profile"] == 0, live
+                status, _ = await asyncio.to_thread(request, gw, "DELETE", f"{cps}/PY-REG", token=t["admin"])
+                assert status == 204
+                assert await cp.closed() == 1008
+            # Unknown again: the policy's answer.
+            async with Connected(gw, "PY-REG") as cp:
+                assert await cp.boot() == "Rejected"
+        asyncio.run(scenario())
+
+        assert request(gw, "DELETE", f"{cps}/NEVER-SEEN", token=t["admin"])[0] == 404
+        assert request(gw, "DELETE", f"{cps}/PY-UNREG", token=t["operator"])[0] == 403
+        status, audit = request(gw, "GET", "/api/v1/audit?limit=200", token=t["admin"])
+        rows = [(a["action"], a["outcome"], a["target"]) for a in audit["items"]]
+        for row in [("charge_point.register", "ok", "PY-REG"), ("charge_point.register", "conflict", "PY-REG"),
+                    ("charge_point.remove", "ok", "PY-REG"), ("charge_point.remove", "not_found", "NEVER-SEEN")]:
+            assert row in rows, (row, rows)
+        assert "charge_point_disconnected_by_operator" in gw.logs()
+    finally:
+        assert gw.stop() == 0

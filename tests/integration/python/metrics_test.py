@@ -11,6 +11,7 @@ import os
 import socket
 import ssl
 import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -199,7 +200,7 @@ def test_metrics_count_exactly_what_was_sent(tmp_path):
 def test_web_listen_serves_the_api_alone_with_limits(tmp_path):
     web = free_port()
     gw = GatewayProcess(tmp_path, args=["--web-listen", f"127.0.0.1:{web}", "--max-http-body-bytes", "2048",
-                                        "--max-http-header-bytes", "4096"],
+                                        "--max-http-header-bytes", "4096", "--web-request-timeout", "2"],
                         env={"OCPPGW_ADMIN_PASSWORD": ADMIN_PASSWORD}, ready_port=web)
     gw.start()
     try:
@@ -226,6 +227,26 @@ def test_web_listen_serves_the_api_alone_with_limits(tmp_path):
         with socket.create_connection(("127.0.0.1", web), timeout=10) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"y" * 5000 + b"\r\n\r\n")
             assert s.recv(100).startswith(b"HTTP/1.1 431"), "header over max_http_header_bytes"
+        # A client still sending a refused body gets the whole 413: the gateway reads and drops
+        # the rest before it closes, instead of resetting the connection under the answer.
+        with socket.create_connection(("127.0.0.1", web), timeout=10) as s:
+            s.sendall(b"POST /api/v1/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 600000\r\n\r\n")
+            s.sendall(b"x" * 600000)
+            time.sleep(0.2)
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 413") and b"max_http_body_bytes" in answer, answer[:200]
+        # Half a request: 408 once web_request_timeout passes; an idle connection closes silently.
+        with socket.create_connection(("127.0.0.1", web), timeout=10) as half, \
+                socket.create_connection(("127.0.0.1", web), timeout=10) as idle:
+            half.sendall(b"GET /healthz HTTP/1.1\r\nHost:")
+            t0 = time.monotonic()
+            assert half.recv(100).startswith(b"HTTP/1.1 408")
+            assert 1.5 < time.monotonic() - t0 < 5
+            assert idle.recv(100) == b""
+        assert "http_request_timeout" in gw.logs()
         samples, _ = scrape(web)
         assert value(samples, "ocppgw_frames_received_total", version="1.6", type="call", action="Heartbeat") == 1
     finally:

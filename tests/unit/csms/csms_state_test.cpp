@@ -351,6 +351,47 @@ TEST_F(CsmsStateTest, OperatorBootStatusOverridesThePolicyAndPendingRefusesOther
   EXPECT_FALSE(accepts("CP9"));
 }
 
+TEST_F(CsmsStateTest, WhilePendingOnlyWhatTheCentralSystemAskedForIsAccepted) {
+  rpc::WriteSet writes;
+  state_->set_boot_status("CP1", "Pending", 5, writes);
+  commit("CP1", std::move(writes));
+  auto boot = [&] {
+    return call("CP1", [&](rpc::CallContext& ctx) {
+      return state_->boot(ctx, {"Vendor", "Model", std::nullopt, std::nullopt, std::nullopt});
+    });
+  };
+  auto accepts = [&](const char* action) {
+    return call("CP1", [&](rpc::CallContext& ctx) {
+      ctx.action = action;
+      return state_->accepts_call(ctx);
+    });
+  };
+  auto asked = [&](const char* action, const nlohmann::json& request,
+                   rpc::OcppVersion version = rpc::OcppVersion::v201) {
+    call("CP1", [&](rpc::CallContext& ctx) {
+      ctx.action = action;
+      ctx.version = version;
+      state_->call_result(ctx, request, {{"status", "Accepted"}});
+      return 0;
+    });
+  };
+  EXPECT_EQ(boot().status, "Pending");
+  EXPECT_FALSE(accepts("StatusNotification"));
+  asked("TriggerMessage", {{"requestedMessage", "StatusNotification"}});
+  asked("GetBaseReport", {{"requestId", 1}, {"reportBase", "FullInventory"}});
+  asked("TriggerMessage", {{"requestedMessage", "SignChargingStationCertificate"}});
+  EXPECT_TRUE(accepts("StatusNotification"));
+  EXPECT_TRUE(accepts("NotifyReport"));
+  EXPECT_TRUE(accepts("SignCertificate"));
+  EXPECT_FALSE(accepts("Heartbeat"));           // not asked for
+  EXPECT_FALSE(accepts("TransactionEvent"));    // not asked for
+  asked("GetDiagnostics", {{"location", "ftp://x/"}}, rpc::OcppVersion::v16);
+  EXPECT_TRUE(accepts("DiagnosticsStatusNotification"));
+  EXPECT_EQ(boot().status, "Pending");  // a new boot: nothing asked for yet
+  EXPECT_FALSE(accepts("StatusNotification"));
+  EXPECT_FALSE(accepts("NotifyReport"));
+}
+
 // The follow-up hooks through the state, committed by the real sink, read back as the API does.
 class ChargePointItemsTest : public CsmsStateTest {
  protected:
@@ -601,7 +642,11 @@ TEST_F(CsmsStateTest, TransactionEventFlagsMatchTheContract) {
 
 TEST_F(CsmsStateTest, StoresDeviceReports) {
   call("CP1", [&](rpc::CallContext& ctx) {
-    state_->store_report(ctx, 7, 0, nlohmann::json::array({{{"component", "EVSE"}}}));
+    ctx.action = "NotifyReport";
+    state_->store_report(ctx, {{"requestId", 7},
+                               {"seqNo", 0},
+                               {"generatedAt", "2024-06-01T09:57:00Z"},
+                               {"reportData", nlohmann::json::array({{{"component", "EVSE"}}})}});
     return 0;
   });
   storage::Status s;
