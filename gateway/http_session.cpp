@@ -208,6 +208,7 @@ Negotiation negotiate_subprotocol(std::string_view offered_header,
 HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
                          std::shared_ptr<const ListenerSecurity> security)
     : stream_(std::move(stream)),
+      request_timer_(tcp_layer(stream_).get_executor()),
       services_(services),
       slot_(std::move(slot)),
       security_(std::move(security)) {
@@ -252,7 +253,17 @@ void HttpSession::do_read() {
   parser_.emplace();
   parser_->header_limit(static_cast<uint32_t>(limits.max_http_header_bytes));
   parser_->body_limit(limits.max_http_body_bytes);
-  tcp_layer(stream_).expires_after(std::chrono::seconds(request_timeout_s()));
+  // The request timeout is a timer of its own rather than the stream's expiry: an expired
+  // tcp_stream closes its socket, and a half-sent request should still get its 408.
+  tcp_layer(stream_).expires_never();
+  request_timed_out_ = false;
+  request_timer_.expires_after(std::chrono::seconds(request_timeout_s()));
+  request_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec) return;  // cancelled: the request arrived
+    self->request_timed_out_ = true;
+    beast::error_code ignored;
+    tcp_layer(self->stream_).socket().cancel(ignored);
+  });
   visit_stream(stream_, [&](auto& stream) {
     http::async_read(stream, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t bytes) {
@@ -299,9 +310,12 @@ void HttpSession::drain(size_t limit) {
 }
 
 void HttpSession::on_read(beast::error_code ec, size_t) {
-  if (ec == beast::error::timeout && parser_->got_some()) {
+  request_timer_.cancel();
+  if (request_timed_out_ && ec) ec = beast::error::timeout;
+  if (ec == beast::error::timeout && (parser_->got_some() || buffer_.size() > 0)) {
     // Part of a request came, the rest not in time: say so (an idle keep-alive connection that
-    // times out between requests is closed silently, as clients expect).
+    // times out between requests is closed silently, as clients expect). An incomplete header
+    // stays in buffer_ unparsed, hence both checks.
     const std::string seconds = std::to_string(request_timeout_s());
     log::warn("http_request_timeout", "", {{"remote", remote_address_}, {"timeout_s", seconds}});
     write(closing_response(http::status::request_timeout, 11,

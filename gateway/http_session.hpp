@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -83,6 +84,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void drain(size_t limit);
 
   HttpStream stream_;
+  boost::asio::steady_timer request_timer_;  // the request timeout (do_read)
+  bool request_timed_out_ = false;
   boost::beast::flat_buffer buffer_;
   Services& services_;
   std::shared_ptr<void> slot_;
