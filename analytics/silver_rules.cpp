@@ -17,6 +17,15 @@ constexpr std::array<std::string_view, 10> kConnectorStatuses = {
     "FINISHING", "RESERVED",  "UNAVAILABLE", "FAULTED",      "OCCUPIED",
 };
 
+}  // namespace
+
+bool is_connector_status(std::string_view status) {
+  return std::find(kConnectorStatuses.begin(), kConnectorStatuses.end(), status) !=
+         kConnectorStatuses.end();
+}
+
+namespace {
+
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -129,8 +138,7 @@ Verdict normalize_event(Event& e, const SilverRules& rules) {
     case EventType::StatusNotification:
       if (!e.connector_status) {
         v.add(reason::kSchemaMismatch, "StatusNotification without connector_status");
-      } else if (std::find(kConnectorStatuses.begin(), kConnectorStatuses.end(),
-                           *e.connector_status) == kConnectorStatuses.end()) {
+      } else if (!is_connector_status(*e.connector_status)) {
         v.add(reason::kSchemaMismatch, "unknown connector_status '" + *e.connector_status + "'");
       }
       break;

@@ -90,6 +90,10 @@ bool is_session_event(const Event& e);
 // "EV_DISCONNECTED".
 std::string upper_snake(std::string_view text);
 
+// The connector statuses Silver accepts, as upper_snake() makes them (AVAILABLE, CHARGING,
+// SUSPENDED_EV, ...); the API's views show these.
+bool is_connector_status(std::string_view status);
+
 // True when `extra` holds a member this pipeline does not know for the event's type (the
 // unknown-field rate: early warning of schema drift).
 bool has_unknown_fields(const Event& e);

@@ -1,9 +1,14 @@
 // gateway/api_backend.cpp: see api_backend.hpp.
 #include "gateway/api_backend.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "analytics/silver_rules.hpp"
 #include "csms/charge_point_admin.hpp"
 #include "csms/token_admin.hpp"
 #include "storage/gateway_db.hpp"
@@ -131,7 +136,8 @@ ApiResult ApiBackend::read(const web::ReadRequest& request) {
   auto rm = take_read_models(&s);
   if (!rm)
     return ApiResult::error(Kind::Failed, "the analytics store is not available: " + s.message());
-  ApiResult r = request.view == ReadView::ChargePoints || request.view == ReadView::ChargePoint
+  ApiResult r = request.view == ReadView::Fleet ? fleet(*rm)
+                 : request.view == ReadView::ChargePoints || request.view == ReadView::ChargePoint
                     ? charge_points(request, *rm)
                     : analytics_view(request, *rm);
   give_back(std::move(rm));
@@ -195,67 +201,132 @@ ApiResult ApiBackend::analytics_view(const web::ReadRequest& request, analytics:
   return ApiResult::error(Kind::Failed, "no such view");
 }
 
+namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+}
+
+}  // namespace
+
+std::vector<ApiBackend::KnownId> ApiBackend::known_ids(storage::Status* status) {
+  std::lock_guard lock(db_mu_);
+  return db_->query_all(
+      "SELECT id, ocpp_version FROM charge_points ORDER BY id",
+      [](const storage::Statement& st) { return KnownId{st.text(0), st.opt_text(1)}; }, status);
+}
+
 ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::ReadModels& rm) {
   const bool one = request.view == web::ReadView::ChargePoint;
   std::string after;
   if (!one && !decode_text_cursor(request.cursor, "charge_points", &after))
     return ApiResult::error(Kind::Invalid, kForeignCursor);
 
-  struct Known {
-    std::string id;
-    json boot;
-    bool has_password = false;
-  };
-  std::vector<Known> rows;
-  {
-    std::lock_guard lock(db_mu_);
-    const std::string sql =
-        std::string(
-            "SELECT id, vendor, model, serial_number, firmware_version, "
-            "registration_status, first_seen_ms, last_boot_ms, ocpp_version, security_profile, "
-            "EXISTS (SELECT 1 FROM charge_point_credentials c "
-            "WHERE c.charge_point_id = p.id), registered_ms FROM charge_points p ") +
-        (one ? "WHERE id = ?1 LIMIT ?2" : "WHERE id > ?1 ORDER BY id LIMIT ?2");
-    storage::Status s;
-    auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
-    rows = db_->query_all(
-        sql,
-        [&](const storage::Statement& st) {
-          return Known{
-              st.text(0),
-              {{"vendor", opt(st.opt_text(1))},
-               {"model", opt(st.opt_text(2))},
-               {"serial_number", opt(st.opt_text(3))},
-               {"firmware_version", opt(st.opt_text(4))},
-               {"registration_status", opt(st.opt_text(5))},
-               {"first_seen", util::format_rfc3339_ms(st.int64(6))},
-               {"last_boot", time_or_null(st.opt_int64(7))},
-               {"ocpp_version", opt(st.opt_text(8))},
-               {"security_profile", st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)},
-               {"registered", time_or_null(st.opt_int64(11))}},
-              st.int64(10) != 0};
-        },
-        &s, one ? request.id : after, one ? int64_t{1} : request.limit + 1);
-    if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
-  }
   std::unordered_map<std::string, SessionInfo> live;
   if (sources_.registry)
     for (auto& info : sources_.registry->list()) live.emplace(info.charge_point_id, info);
-  // A charge point connected but not yet booted has no row: the item view still shows it.
-  if (one && rows.empty()) {
-    if (!live.count(request.id)) return ApiResult::error(Kind::NotFound, "no such charge point");
-    rows.push_back({request.id, json::object(), false});
+
+  // The page's ids. Known charge points (a row: booted, registered, or set by an operator) and
+  // connected ones (a charge point connected but not yet booted has no row), in id order.
+  // Filters are applied here, on the server, so that a page of 20,000 charge points is
+  // never shipped to a browser to be filtered there.
+  std::vector<std::string> ids;
+  const auto online = filter(request, "online");
+  const auto version = filter(request, "version");
+  const auto status = filter(request, "status");
+  const auto q = filter(request, "q");
+  if (one) {
+    ids.push_back(request.id);
+  } else {
+    if (online && *online != "true" && *online != "false")
+      return ApiResult::error(Kind::Invalid, "online must be true or false");
+    if (version && *version != "1.6" && *version != "2.0.1")
+      return ApiResult::error(Kind::Invalid, "version must be 1.6 or 2.0.1");
+    if (status && !analytics::is_connector_status(*status))
+      return ApiResult::error(Kind::Invalid,
+                              "status must be a connector status as the views show it (AVAILABLE, "
+                              "PREPARING, CHARGING, SUSPENDED_EV, ..., FAULTED, OCCUPIED)");
+    if (q && (q->empty() || q->size() > 64))
+      return ApiResult::error(Kind::Invalid, "q must be 1 to 64 characters");
+    storage::Status s;
+    std::vector<KnownId> known = known_ids(&s);
+    if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
+    std::map<std::string, std::optional<std::string>> candidates;  // id -> version
+    for (auto& k : known) candidates.emplace(std::move(k.id), std::move(k.ocpp_version));
+    for (const auto& [id, info] : live)  // the live connection's version wins
+      candidates[id] = std::string(info.version == rpc::OcppVersion::v16 ? "1.6" : "2.0.1");
+    std::unordered_set<std::string> with_status;
+    if (status) {
+      util::Status qs;
+      for (const json& row : analytics::query_json(
+               rm.db(),
+               "SELECT DISTINCT charge_point_id FROM connector_current_status WHERE status = ?1",
+               {*status}, &qs))
+        with_status.insert(row["charge_point_id"].get<std::string>());
+      if (!qs.ok()) return ApiResult::error(Kind::Failed, qs.message());
+    }
+    for (auto it = candidates.upper_bound(after); it != candidates.end(); ++it) {
+      const auto& [id, cp_version] = *it;
+      if (online && (live.count(id) > 0) != (*online == "true")) continue;
+      if (version && cp_version != *version) continue;
+      if (status && !with_status.count(id)) continue;
+      if (q && !contains_ignoring_case(id, *q)) continue;
+      ids.push_back(id);
+      if (ids.size() > static_cast<size_t>(request.limit)) break;
+    }
   }
+
+  struct Known {
+    json boot;
+    bool has_password = false;
+  };
+  std::unordered_map<std::string, Known> rows;
+  {
+    std::lock_guard lock(db_mu_);
+    storage::Status s;
+    auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+    const auto found = db_->query_all(
+        "SELECT id, vendor, model, serial_number, firmware_version, "
+        "registration_status, first_seen_ms, last_boot_ms, ocpp_version, security_profile, "
+        "EXISTS (SELECT 1 FROM charge_point_credentials c "
+        "WHERE c.charge_point_id = p.id), registered_ms FROM charge_points p "
+        "WHERE id IN (SELECT value FROM json_each(?1))",
+        [&](const storage::Statement& st) {
+          return std::pair{
+              st.text(0),
+              Known{{{"vendor", opt(st.opt_text(1))},
+                     {"model", opt(st.opt_text(2))},
+                     {"serial_number", opt(st.opt_text(3))},
+                     {"firmware_version", opt(st.opt_text(4))},
+                     {"registration_status", opt(st.opt_text(5))},
+                     {"first_seen", util::format_rfc3339_ms(st.int64(6))},
+                     {"last_boot", time_or_null(st.opt_int64(7))},
+                     {"ocpp_version", opt(st.opt_text(8))},
+                     {"security_profile",
+                      st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)},
+                     {"registered", time_or_null(st.opt_int64(11))}},
+                    st.int64(10) != 0}};
+        },
+        &s, json(ids).dump());
+    if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
+    for (auto& [id, known] : found) rows.emplace(id, std::move(known));
+  }
+  if (one && !rows.count(request.id) && !live.count(request.id))
+    return ApiResult::error(Kind::NotFound, "no such charge point");
   json next = nullptr;
-  if (!one && rows.size() > static_cast<size_t>(request.limit)) {
-    rows.pop_back();
-    next = analytics::encode_cursor(json::array({"charge_points", rows.back().id}));
+  if (!one && ids.size() > static_cast<size_t>(request.limit)) {
+    ids.pop_back();
+    next = analytics::encode_cursor(json::array({"charge_points", ids.back()}));
   }
   json items = json::array();
-  for (auto& row : rows) {
-    json item = {{"id", row.id}, {"has_password", row.has_password}};
-    item.update(row.boot);
-    auto it = live.find(row.id);
+  for (const auto& id : ids) {
+    auto row = rows.find(id);
+    json item = {{"id", id},
+                 {"has_password", row != rows.end() && row->second.has_password}};
+    if (row != rows.end()) item.update(row->second.boot);
+    auto it = live.find(id);
     item["connected"] = it != live.end();
     item["connection"] =
         it == live.end()
@@ -264,11 +335,47 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
                    {"remote_address", it->second.remote_address},
                    {"security_profile", it->second.security_profile},
                    {"connected_since", util::format_rfc3339_ms(it->second.connected_ms)}};
-    item.update(rm.charge_point(row.id));
+    item.update(rm.charge_point(id));
     items.push_back(std::move(item));
   }
   if (one) return ApiResult::ok(std::move(items[0]));
   return ApiResult::ok({{"items", std::move(items)}, {"next_cursor", std::move(next)}});
+}
+
+ApiResult ApiBackend::fleet(analytics::ReadModels& rm) {
+  storage::Status s;
+  const std::vector<KnownId> known = known_ids(&s);
+  if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
+  std::unordered_map<std::string, rpc::OcppVersion> live;
+  if (sources_.registry)
+    for (auto& info : sources_.registry->list()) live.emplace(info.charge_point_id, info.version);
+  std::map<std::string, int64_t> by_version;
+  int64_t total = 0;
+  auto count_version = [&](const std::optional<std::string>& v) {
+    ++by_version[v.value_or("unknown")];
+  };
+  for (const auto& k : known) {
+    ++total;
+    auto it = live.find(k.id);
+    count_version(it == live.end() ? k.ocpp_version
+                                   : std::optional<std::string>(
+                                         it->second == rpc::OcppVersion::v16 ? "1.6" : "2.0.1"));
+  }
+  std::unordered_set<std::string_view> known_set;
+  for (const auto& k : known) known_set.insert(k.id);
+  for (const auto& [id, v] : live)
+    if (!known_set.count(id)) {
+      ++total;
+      count_version(std::string(v == rpc::OcppVersion::v16 ? "1.6" : "2.0.1"));
+    }
+  json overview = rm.fleet_overview();
+  const int64_t online = static_cast<int64_t>(live.size());
+  overview["liveness"] = std::move(overview["charge_points"]);
+  overview["charge_points"] = {{"total", total},
+                               {"online", online},
+                               {"offline", total - online},
+                               {"by_version", by_version}};
+  return ApiResult::ok(std::move(overview));
 }
 
 ApiResult ApiBackend::id_tokens(const web::ReadRequest& request) {

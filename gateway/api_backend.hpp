@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,18 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
   ApiBackend(Sources sources, std::unique_ptr<storage::Db> db)
       : sources_(std::move(sources)), db_(std::move(db)) {}
 
-  // The charge points page (id order) or one of them, joined with the live sessions and
-  // analytics; an empty page when `only` names no known or connected charge point.
+  struct KnownId {
+    std::string id;
+    std::optional<std::string> ocpp_version;  // of its last boot
+  };
+  // Every charge point with a row in the gateway database, in id order.
+  std::vector<KnownId> known_ids(storage::Status* status);
+  // The charge points page (id order, filtered by online, version, connector status and id
+  // substring) or one of them, joined with the live sessions and analytics.
   web::ApiResult charge_points(const web::ReadRequest& request, analytics::ReadModels& rm);
+  // Counts for the fleet overview: charge points known, online, by OCPP version; connectors
+  // by status, open sessions and today's totals (analytics).
+  web::ApiResult fleet(analytics::ReadModels& rm);
   web::ApiResult id_tokens(const web::ReadRequest& request);
   web::ApiResult analytics_view(const web::ReadRequest& request, analytics::ReadModels& rm);
   // Repair, discard or replay one quarantined event, on the analytics worker.

@@ -16,7 +16,8 @@ struct ReadRoute {
 
 const std::vector<ReadRoute>& read_routes() {
   static const std::vector<ReadRoute> routes = {
-      {"/api/v1/charge-points", ReadView::ChargePoints, {}, true},
+      {"/api/v1/fleet", ReadView::Fleet, {}, false},
+      {"/api/v1/charge-points", ReadView::ChargePoints, {"online", "version", "status", "q"}, true},
       {"/api/v1/charge-points/{id}", ReadView::ChargePoint, {}, false},
       {"/api/v1/sessions", ReadView::Sessions, {"charge_point_id", "status", "day", "open"}, true},
       {"/api/v1/sessions/{id}", ReadView::Session, {}, false},

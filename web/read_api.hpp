@@ -33,6 +33,7 @@ inline constexpr int64_t kDefaultPageLimit = 50;
 inline constexpr int64_t kMaxPageLimit = 500;
 
 enum class ReadView {
+  Fleet,
   ChargePoints,
   ChargePoint,
   Sessions,

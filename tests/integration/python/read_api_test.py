@@ -107,6 +107,20 @@ def reads(gw, t):
     cps = walk(gw, "/api/v1/charge-points", viewer, 1, "id")
     assert {c["id"]: c["connected"] for c in cps} == {"PY-R1": True, "PY-R2": False}
     assert get("/api/v1/charge-points/NOPE")[0] == 404
+    # Filters run on the server (the page never loads a whole fleet to filter it).
+    ids = lambda query: [c["id"] for c in walk(gw, f"/api/v1/charge-points?{query}", viewer, 1, "id")]  # noqa: E731
+    assert ids("online=true") == ["PY-R1"] and ids("online=false") == ["PY-R2"]
+    assert ids("version=1.6") == ["PY-R1", "PY-R2"] and ids("version=2.0.1") == []
+    assert ids("q=r2") == ["PY-R2"] and ids("q=py-r&online=true") == ["PY-R1"]
+    poll(lambda: ids("status=CHARGING"), lambda found: found == ["PY-R1", "PY-R2"])
+    assert ids("status=FAULTED") == []
+    for bad in ["online=yes", "version=2.0", "status=Charging", "q=", "q=" + "x" * 65]:
+        status, body = get(f"/api/v1/charge-points?{bad}")
+        assert status == 400 and body["error"], (bad, body)
+    status, fleet = get("/api/v1/fleet")
+    assert status == 200, fleet
+    assert fleet["charge_points"] == {"total": 2, "online": 1, "offline": 1, "by_version": {"1.6": 2}}, fleet
+    assert fleet["connectors"].get("CHARGING") == 2 and fleet["open_sessions"] == 2, fleet
 
     history = walk(gw, "/api/v1/status-history?charge_point_id=PY-R1", viewer, 2, "event_id")
     assert {(h["connector_id"], h["status"]) for h in history} >= {(1, "AVAILABLE"),
