@@ -65,7 +65,9 @@ export function mount(main, id) {
     const history = await get(`/api/v1/status-history${query({ charge_point_id: id, limit: 500 })}`);
     const now = Date.now();
     const items = history.items.filter((r) => (r.evse_id || 0) > 0 || (r.connector_id || 0) > 0);
-    const t0 = Math.min(now - 3600000, ...items.map((r) => Date.parse(r.valid_from)));
+    // From the oldest interval fetched, at least the last 10 minutes (so a fresh charge point's
+    // few seconds of history do not fill the whole width as one sliver each).
+    const t0 = Math.min(now - 600000, ...items.map((r) => Date.parse(r.valid_from)));
     const lanesByLabel = new Map();
     for (const r of items.slice().reverse()) {
       const label = connectorLabel(r);
