@@ -205,7 +205,11 @@ export function mount(main) {
     return id >= first && id <= items[items.length - 1].id;
   }
 
-  const unsubscribe = subscribe(() => { if (!disposed) { renderCounts(); if (clientMode()) renderTable(); } });
+  const unsubscribe = subscribe(() => {
+    if (disposed) return;
+    renderCounts();
+    if (clientMode()) renderTable(); else renderServerPage();  // "page 1 of N" once N is known
+  });
   const ageTimer = setInterval(() => {
     for (const cell of tableHolder.querySelectorAll('td.age')) cell.textContent = ageText(cell.dataset.ts || null);
   }, 5000);
@@ -219,7 +223,7 @@ export function mount(main) {
     dispose() { disposed = true; unsubscribe(); clearInterval(ageTimer); },
     async onChanges(change) {
       const ids = change.charge_points;
-      if (change.poll) { if (!clientMode()) loadServerPage(); return; }
+      if (change.poll) { if (!clientMode()) loadServerPage(); scheduleScan(); return; }
       if (ids === '*' || (Array.isArray(ids) && ids.length > MANY_IDS)) {
         if (!clientMode()) loadServerPage();
         scheduleScan();
