@@ -134,6 +134,7 @@ test('4. Remote stop from the page ends the session, shown completed with its fi
   assert.match(await page.textContent(`${sessionRow} td:nth-child(5)`), /^3\.200 kWh$/);
   assert.match(await page.textContent(`${sessionRow} td:nth-child(7)`), /REMOTE/i);
   await setup.shot(page, '04-remote-stop-outcome');
+  await setup.docShot(page, 'charge-point');
   await page.click('#nav a[data-route="sessions"]');
   await waitText(page, '#live-count', /No session in progress/);
   const done = '#completed-sessions tbody tr:first-child';
@@ -164,6 +165,8 @@ test('5. a quarantined reading shows up in the data-quality panel', async () => 
   // The operator may review it.
   assert.equal(await page.locator(`${row} button`).count(), 3);
   await setup.shot(page, '05-quarantine');
+  await page.locator('#quarantine-title').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: require('node:path').join(require('./lib/harness.cjs').ARTIFACTS, 'docs-data-quality.png'), fullPage: true });
   await cp.call('StopTransaction', { transactionId: start.transactionId, meterStop: 900, timestamp: now() });
 });
 
@@ -231,6 +234,7 @@ test('8. accessibility: every control has a name; status chips have contrast >= 
         .filter((el) => !nameOf(el)).map((el) => el.outerHTML.slice(0, 120));
     });
     report.push([route, unnamed]);
+    await setup.shot(page, `08-screen-${route.replace(/\W+/g, '-')}`);
   }
   assert.deepEqual(report.filter(([, u]) => u.length), []);
   // Contrast of every chip on the fleet and charge point screens, and of one chip per OCPP

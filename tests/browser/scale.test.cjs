@@ -68,6 +68,7 @@ test(`9. scale: ${FLEET} connected charge points`, { timeout: 170000 }, async ()
   assert.equal(await page.locator('#fleet-table tbody tr').count(), 50);
   assert.equal(await numberIn(page, '#count-online strong'), FLEET);
   await setup.shot(page, '09-scale-reloaded');
+  await setup.docShot(page, 'fleet');
 
   // The stream over a quiet-ish 20 s window (heartbeats and sessions keep changing things).
   await page.click('#nav a[data-route="pipeline"]');

@@ -136,6 +136,12 @@ class Setup {
     return file;
   }
 
+  // The viewport only, for docs/screenshots (README): artifacts/docs-NAME.png.
+  async docShot(page, name) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, `docs-${name}.png`) });
+  }
+
   // An ocpp-rpc 1.6 charge point; `handlers` answer CSMS calls.
   async chargePoint(identity, handlers = {}) {
     const cp = new RPCClient({ endpoint: this.wsUrl, identity, protocols: ['ocpp1.6'], strictMode: true, reconnect: false });

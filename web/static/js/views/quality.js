@@ -56,7 +56,9 @@ export function mount(main) {
             h('td', {}, msText(s.last_offset_ms)))))
           : h('p', { class: 'muted' }, 'No charge point with a skewed clock.')),
       h('section', { class: 'panel', 'aria-label': 'Open sessions by age' }, h('h2', {}, 'Open sessions by age'),
-        kv(Object.entries(dq.open_sessions_by_age || {}).map(([k, v]) => [k.replace(/_/g, ' '), v ?? 0]))));
+        kv(['under_1h', 'h1_to_6h', 'h6_to_24h', 'over_24h'].filter((k) => k in (dq.open_sessions_by_age || {}))
+          .map((k) => [{ under_1h: 'under 1 h', h1_to_6h: '1 to 6 h', h6_to_24h: '6 to 24 h', over_24h: 'over 24 h' }[k],
+            dq.open_sessions_by_age[k] ?? 0]))));
     replace(alertsEl, (dq.alerts || []).map((a) => errorBox(typeof a === 'string' ? a : (a.message || JSON.stringify(a)))));
     // Quarantine by reason: totals "quarantine:REASON" are counts since the start.
     const reasons = Object.entries(dq.totals || {}).filter(([k]) => k.startsWith('quarantine:')).map(([k, v]) => [k.slice(11), v]);
