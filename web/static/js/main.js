@@ -100,8 +100,8 @@ function showLogin(message) {
 function enter() {
   showHeader(true);
   startStream();
-  if (!location.hash || location.hash === '#/login') location.hash = '#/fleet';
-  route();
+  // Changing the hash routes through hashchange; route here only when it stays as it is.
+  if (!location.hash || location.hash === '#/login') location.hash = '#/fleet'; else route();
 }
 
 // While the stream is down, refresh what is on screen now and then, so the page stays useful
