@@ -267,10 +267,17 @@ bool LivePipeline::catch_up(int64_t up_to) {
 }
 
 bool LivePipeline::ingest(std::span<const Event> events, int64_t last_seq) {
-  return record(pipeline_->ingest(events, Source::Live, last_seq), events.size());
+  return record(pipeline_->ingest(events, Source::Live, last_seq), events.size(), false, events);
 }
 
-bool LivePipeline::record(const BatchReport& r, size_t events, bool from_log) {
+bool LivePipeline::record(const BatchReport& r, size_t events, bool from_log,
+                          std::span<const Event> batch) {
+  const bool ok = count(r, events, from_log);
+  if (ok && options_.on_batch) options_.on_batch(batch, r);
+  return ok;
+}
+
+bool LivePipeline::count(const BatchReport& r, size_t events, bool from_log) {
   if (!r.status.ok()) spdlog::error("analytics live batch failed: {}", r.status.message());
   const int64_t watermark = event_log_ && r.status.ok() ? pipeline_->event_log_seq() : 0;
   std::lock_guard lock(mu_);

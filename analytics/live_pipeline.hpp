@@ -38,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -84,6 +85,11 @@ class LivePipeline {
     int worker_nice = 0;
     // The sweeper also runs when no events arrive, so idle sessions time out on schedule.
     int idle_sweep_ms = 30000;
+    // Runs on the worker after each batch committed to the store, with the batch's events
+    // (empty when they were read back from the event log, report.source EventLog, or for a
+    // sweep, Maintenance) and its report. The gateway's live stream learns here what the read
+    // API now answers differently. Must be cheap and must not call into this pipeline.
+    std::function<void(std::span<const Event> events, const BatchReport& report)> on_batch;
   };
 
   static std::unique_ptr<LivePipeline> start(const Options& options, storage::Status* status);
@@ -125,7 +131,10 @@ class LivePipeline {
   // Reads the event log past the watermark up to `up_to` (inclusive) into the pipeline.
   bool catch_up(int64_t up_to);
   bool ingest(std::span<const Event> events, int64_t last_seq);
-  bool record(const BatchReport& r, size_t events, bool from_log = false);
+  // Counts the batch and tells options_.on_batch about it (`batch`: its events, when known).
+  bool record(const BatchReport& r, size_t events, bool from_log = false,
+              std::span<const Event> batch = {});
+  bool count(const BatchReport& r, size_t events, bool from_log);
   // Runs the queued with_pipeline() tasks (worker thread; REQUIRES: mu_ not held).
   void run_tasks();
 

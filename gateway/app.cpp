@@ -15,6 +15,7 @@
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/change_notifier.hpp"
 #include "gateway/charge_point_state.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
@@ -28,6 +29,7 @@
 #include "ocpp201/protocol.hpp"
 #include "rpc/frame_metrics.hpp"
 #include "util/logging.hpp"
+#include "web/live_stream.hpp"
 #include "web/metrics.hpp"
 #include "web/openapi.hpp"
 
@@ -148,6 +150,11 @@ class AnalyticsComponent : public Component {
     options.event_log_path = app.config().db_path();
     options.pipeline.durable = false;
     options.worker_nice = 10;  // the ack path (I/O threads, sink) comes first under contention
+    // Once a batch is in the store, the read API answers differently: the live stream says so.
+    options.on_batch = [feed = &app.change_feed()](std::span<const analytics::Event> events,
+                                                   const analytics::BatchReport& report) {
+      notify_batch(*feed, events, report);
+    };
     Status status;
     live_ = analytics::LivePipeline::start(options, &status);
     if (!live_) return Status::error("analytics: " + status.message());
@@ -298,6 +305,7 @@ Status App::start() {
   for (const auto* protocol : services_->protocols) rpc::FrameMetrics::of(*protocol);
   start_guards();
   health_.add_routes(router_);
+  static_files_.add_routes(router_);
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
   add_command_routes();
@@ -309,6 +317,7 @@ Status App::start() {
   if (!cp_state) return Status::error("opening the charge point state: " + status.message());
   charge_point_state_ = std::move(cp_state);
   web::add_charge_point_state_routes(router_, *charge_point_state_, api_auth());
+  add_live_stream();
 
   for (auto& c : components_) {
     if (auto s = c->start(*this); !s.ok()) return s;
@@ -327,6 +336,7 @@ Status App::start() {
   });
 
   work_.emplace(ioc_.get_executor());
+  live_stream_->start();
   const int n = io_threads(config_);
   for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
 
@@ -409,6 +419,7 @@ void App::add_metrics() {
 // reconnects as an unknown charge point; a higher profile: it must come back with it).
 void App::charge_point_changed(const std::string& charge_point_id) {
   state_->reload_charge_point(charge_point_id);
+  change_feed_.charge_point(charge_point_id);  // the page shows registration and profile
   auto session = registry_.find(charge_point_id);
   if (!session) return;
   const auto known = state_->charge_point(charge_point_id);
@@ -435,7 +446,11 @@ Status App::add_api_routes() {
        },
        [this](const std::function<void(analytics::Pipeline&)>& task) {
          auto* live = live_analytics_.load();
-         return live && live->with_pipeline(task);
+         if (!live || !live->with_pipeline(task)) return false;
+         // A quarantine repair, discard or replay (the only tasks): quality numbers change, and
+         // a replay may add sessions and statuses of any charge point.
+         change_feed_.everything();
+         return true;
        },
        [this](const std::string& cp) { charge_point_changed(cp); }},
       &status);
@@ -443,6 +458,24 @@ Status App::add_api_routes() {
   web::add_read_routes(router_, api_auth(), *api_backend_);
   web::add_management_routes(router_, api_auth(), *api_backend_);
   return {};
+}
+
+void App::add_live_stream() {
+  registry_.set_observer([feed = &change_feed_](std::string_view id) { feed->charge_point(id); });
+  web::LiveStream::Options options;
+  options.max_streams = static_cast<size_t>(config_.max_streams);
+  live_stream_ = std::make_unique<web::LiveStream>(
+      ioc_.get_executor(), change_feed_,
+      [this] {
+        bool healthy = true;
+        return health_.report(&healthy);
+      },
+      options);
+  live_stream_->add_route(router_, [&auth = api_auth()](const web::HttpRequest& request,
+                                                        const web::HttpRespond& respond) {
+    return auth.require(request, web::Role::Viewer, respond);
+  });
+  health_.add({"streams", [s = live_stream_.get()] { return s->report(); }, {}});
 }
 
 void App::start_guards() {
@@ -562,6 +595,7 @@ int App::wait() {
   if (listener_) listener_->stop();
   if (tls_listener_) tls_listener_->stop();
   if (web_listener_) web_listener_->stop();
+  if (live_stream_) live_stream_->stop();  // an open stream would never end by itself
   for (const auto& s : registry_.sessions())
     s->close_async(boost::beast::websocket::close_code::going_away, "server shutting down");
   const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;

@@ -29,13 +29,16 @@
 #include "gateway/session_registry.hpp"
 #include "util/metrics.hpp"
 #include "util/status.hpp"
+#include "web/change_feed.hpp"
 #include "web/csms_commands.hpp"
 #include "web/health.hpp"
 #include "web/router.hpp"
+#include "web/static_files.hpp"
 
 namespace ocppgw::web {
 class ApiAuth;
-}
+class LiveStream;
+}  // namespace ocppgw::web
 namespace ocppgw::analytics {
 class LivePipeline;
 }
@@ -95,6 +98,9 @@ class App {
   web::ApiAuth& api_auth();
   // The analytics component announces its pipeline here, for quarantine review from the API.
   void set_live_analytics(analytics::LivePipeline* live) { live_analytics_ = live; }
+  // What changed, for the operator page's live stream (GET /api/v1/stream): the session
+  // registry and the analytics component notify it; thread-safe.
+  web::ChangeFeed& change_feed() { return change_feed_; }
 
  private:
   // Part of start(): the plain and the TLS listener as configured.
@@ -108,6 +114,8 @@ class App {
   void add_metrics();
   util::Status add_api_routes();
   void charge_point_changed(const std::string& charge_point_id);
+  // GET /api/v1/stream over change_feed_, its /health section; started with the I/O threads.
+  void add_live_stream();
   void poll_disk();
 
   Config config_;
@@ -128,6 +136,9 @@ class App {
   std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
+  web::StaticFiles static_files_;  // the operator page under /ui/
+  web::ChangeFeed change_feed_;
+  std::unique_ptr<web::LiveStream> live_stream_;
   web::Router router_;
   metrics::Registry metrics_;
   std::unique_ptr<OperatorApi> operator_api_;          // operators, sessions, audit log; ApiAuth

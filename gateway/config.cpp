@@ -213,6 +213,10 @@ void add_web_options(std::vector<OptionSpec>& s) {
        "(it carries counts, never ids or secrets)",
        [](Config& c, const std::string& v) { return parse_bool(v, c.metrics_require_token); },
        [](const Config& c) { return std::string(c.metrics_require_token ? "true" : "false"); }});
+  s.push_back(number_opt("max_streams",
+                         "Live streams of the operator page (GET /api/v1/stream) open at once; "
+                         "more: 503 (each holds a connection and up to 256 KiB of unsent events)",
+                         &Config::max_streams, 0, 100000));
   s.push_back(number_opt("max_http_header_bytes",
                          "Largest HTTP request line and header fields (upgrades and API); larger: "
                          "431 and the connection is closed",

@@ -95,6 +95,9 @@ struct Config {
   std::string web_tls_cert;
   std::string web_tls_key;
   bool metrics_require_token = false;  // /metrics for logged-in viewers only
+  // Live streams of the operator page (GET /api/v1/stream) open at once; over it: 503. Each
+  // holds a connection and up to 256 KiB of unsent events, and costs a write per second.
+  int max_streams = 100;
   std::vector<rpc::OcppVersion> subprotocols = {rpc::OcppVersion::v201, rpc::OcppVersion::v16};
   std::map<std::string, ChargePointOverride, std::less<>> charge_points;
   Limits limits;

@@ -13,6 +13,7 @@
 #include "csms/charge_point_id.hpp"
 #include "gateway/auth.hpp"
 #include "gateway/disk_guard.hpp"
+#include "gateway/http_stream.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
@@ -28,6 +29,11 @@ namespace {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
+
+// What a streaming response may hold for a client that does not read: a live stream sends a
+// few KiB a second at most (a `changes` event of 500 ids is ~15 KiB, a `pipeline` event ~2 KiB),
+// so this is many seconds of backlog, while 100 stalled streams still hold no more than 25 MiB.
+constexpr size_t kStreamQueueBytes = 256 * 1024;
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -376,10 +382,28 @@ void HttpSession::on_read(beast::error_code ec, size_t) {
   // field of the same name a client sent.
   request.set(web::kPeerAddressField, peer_ip_);
   request.set(web::kSchemeField, std::holds_alternative<TlsStream>(stream_) ? "https" : "http");
-  services_.http_handler(std::move(request), [self = shared_from_this()](HttpResponse res) {
+  auto respond = [self = shared_from_this()](HttpResponse res) {
     net::post(tcp_layer(self->stream_).get_executor(),
               [self, res = std::move(res)]() mutable { self->write(std::move(res)); });
-  });
+  };
+  // A route that streams takes the connection over (http_stream.hpp), the way an upgrade
+  // hands it to a WsSession: this session reads no further request.
+  auto open_stream = [self = shared_from_this(), executor = tcp_layer(stream_).get_executor(),
+                      target = std::string(request.target())](HttpResponse head,
+                                                              std::function<void()> on_closed) {
+    StreamingResponse::Options options;
+    options.max_queued_bytes = kStreamQueueBytes;
+    options.write_timeout = std::chrono::seconds(self->services_.config.limits.handshake_timeout_s);
+    options.remote = self->remote_address_;
+    options.target = target;
+    auto stream =
+        std::make_shared<StreamingResponse>(executor, std::move(options), std::move(on_closed));
+    net::post(executor, [self, stream, head = std::move(head)]() mutable {
+      stream->start(std::move(self->stream_), std::move(self->slot_), std::move(head));
+    });
+    return std::shared_ptr<web::ResponseStream>(std::move(stream));
+  };
+  services_.http_handler(std::move(request), std::move(respond), std::move(open_stream));
 }
 
 void HttpSession::upgrade(HttpRequest request) {

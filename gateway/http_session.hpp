@@ -10,8 +10,10 @@
 // or any at all on an upgrade) is refused (501/400) and the connection closed, since its body
 // would otherwise be read as the next request. Other requests go to Services::http_handler
 // (web/'s router), with keep-alive, carrying the peer's IP address and the scheme in the fields
-// web/http.hpp names (set here, whatever the client sent). Threading: runs on the connection's
-// strand; the handler's respond() may be called from any thread (it posts back).
+// web/http.hpp names (set here, whatever the client sent). A route that opens a stream (the
+// live stream) gets the connection handed over to a StreamingResponse (http_stream.hpp): no
+// further request is read on it. Threading: runs on the connection's strand; the handler's
+// respond() and stream opener may be called from any thread (they post back).
 #pragma once
 
 #include <chrono>

@@ -37,7 +37,7 @@ struct Services {
   // The protocol implementations this build has (negotiation intersects them with the config).
   std::vector<const rpc::Protocol*> protocols;
   // Every request that is not a charge point's upgrade goes here (web/'s router).
-  web::HttpHandler http_handler;
+  web::ConnectionHandler http_handler;
   // Validation override stored per charge point (e.g. by an operator); nullopt: config decides.
   std::function<std::optional<rpc::ValidationMode>(std::string_view)> stored_validation;
   // The security profile an operator assigned to a charge point (nullopt: none): a connection

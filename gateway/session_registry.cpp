@@ -7,19 +7,27 @@ namespace ocppgw::gateway {
 
 std::shared_ptr<WsSession> SessionRegistry::add(const std::string& charge_point_id,
                                                 const std::shared_ptr<WsSession>& session) {
-  std::lock_guard lock(mu_);
-  auto& slot = sessions_[charge_point_id];
-  auto previous = slot.lock();
-  slot = session;
+  std::shared_ptr<WsSession> previous;
+  {
+    std::lock_guard lock(mu_);
+    auto& slot = sessions_[charge_point_id];
+    previous = slot.lock();
+    slot = session;
+  }
+  if (observer_) observer_(charge_point_id);
   return previous == session ? nullptr : previous;
 }
 
 void SessionRegistry::remove(const std::string& charge_point_id, const WsSession* session) {
-  std::lock_guard lock(mu_);
-  auto it = sessions_.find(charge_point_id);
-  if (it == sessions_.end()) return;
-  auto current = it->second.lock();
-  if (!current || current.get() == session) sessions_.erase(it);
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(charge_point_id);
+    if (it == sessions_.end()) return;
+    auto current = it->second.lock();
+    if (current && current.get() != session) return;
+    sessions_.erase(it);
+  }
+  if (observer_) observer_(charge_point_id);
 }
 
 std::shared_ptr<WsSession> SessionRegistry::find(std::string_view charge_point_id) const {

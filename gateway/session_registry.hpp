@@ -4,10 +4,11 @@
 // for CSMS-initiated calls from any thread (REST API, tests): the call is posted to the
 // session's strand.
 // Thread-safety: every method may be called from any thread (one mutex, held only for map
-// operations, never while calling into a session).
+// operations, never while calling into a session or the observer).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,11 @@ struct SessionInfo {
 
 class SessionRegistry {
  public:
+  // Told the charge point id whenever a charge point connects or its session goes away (the
+  // live stream's ChangeFeed). Set before the listeners start; called outside the lock.
+  using Observer = std::function<void(std::string_view charge_point_id)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+
   // Makes `session` the one for `charge_point_id`; returns the live session it replaced.
   std::shared_ptr<WsSession> add(const std::string& charge_point_id,
                                  const std::shared_ptr<WsSession>& session);
@@ -58,6 +64,7 @@ class SessionRegistry {
  private:
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::weak_ptr<WsSession>> sessions_;
+  Observer observer_;
 };
 
 }  // namespace ocppgw::gateway

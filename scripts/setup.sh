@@ -14,10 +14,12 @@ BUILD_PACKAGES=(
   python3 python3-pip  # scripts/arrow.sh fetches the pinned pyarrow wheel with pip
 )
 # Tests, benchmarks and tooling: GoogleTest, benchmark, clang-format, Kafka client tool,
-# Node.js and Python for the independent OCPP client libraries, Java + Maven for the Kafka broker.
+# Node.js and Python for the independent OCPP client libraries, Java + Maven for the Kafka broker,
+# Chromium for the status page's browser tests (tests/browser, driven by npm playwright-core).
 TEST_PACKAGES=(
   googletest libgtest-dev libbenchmark-dev clang-format kcat
   python3 python3-venv python3-pip openjdk-17-jre-headless maven curl procps psmisc jq linux-perf
+  chromium fonts-dejavu-core
 )
 
 missing=()

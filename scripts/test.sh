@@ -3,7 +3,7 @@
 #   1. unit tests (ctest), 2. integration tests against the real binary (independent OCPP
 #   client libraries), 3. Kafka end-to-end tests with a real KRaft broker, 4. the simulator's
 #   fault-injection run with ground-truth comparison, 5. the Delta Lake mirror read by pyarrow
-#   and delta-rs.
+#   and delta-rs, 6. the operator status page in real Chromium (tests/browser).
 # --sanitize instead builds with ASan+UBSan in build-asan and runs the unit tests there.
 # Ends with one line "N passed, M failed" summing every runner's counts; exits non-zero if
 # any step failed.
@@ -59,7 +59,7 @@ else
   run_step "dependency order" python3 scripts/check-deps.py
   run_step "unit tests" ctest --test-dir build -L unit --output-on-failure -j 2 --timeout 300
   for suite in tests/integration/run.sh tests/integration/kafka/run.sh tests/integration/sim/run.sh \
-    tests/delta/run.sh; do
+    tests/delta/run.sh tests/browser/run.sh; do
     [ -f "$suite" ] && run_step "$suite" bash "$suite"
   done
 fi

@@ -1,6 +1,8 @@
 // web/router.cpp: see router.hpp.
 #include "web/router.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "util/metrics.hpp"
@@ -51,22 +53,63 @@ std::vector<std::string_view> split_path(std::string_view path) {
   return out;
 }
 
-// The route's answer, counted by method, route pattern and status on its way out.
-HttpRespond counted(HttpRespond respond, http::verb method, std::string route) {
+void count_answer(http::verb method, const std::string& route, unsigned status) {
   static auto& requests = metrics::process_registry().counter(
       "ocppgw_http_requests_total",
-      "HTTP requests answered by the router (REST API, probes, metrics), by method, route "
-      "pattern (\"unmatched\": no route) and status.",
+      "HTTP requests answered by the router (REST API, probes, metrics, the page and its live "
+      "stream), by method, route pattern (\"unmatched\": no route) and status.",
       {"method", "route", "status"});
+  requests.with({std::string(http::to_string(method)), route, std::to_string(status)}).inc();
+}
+
+// The route's answer, counted by method, route pattern and status on its way out.
+HttpRespond counted(HttpRespond respond, http::verb method, std::string route) {
   return [respond = std::move(respond), method, route = std::move(route)](HttpResponse res) {
-    requests.with({std::string(http::to_string(method)), route, std::to_string(res.result_int())})
-        .inc();
+    count_answer(method, route, res.result_int());
     respond(std::move(res));
+  };
+}
+
+// The same for a stream: counted once, by the status of its head, when it opens.
+StreamOpener counted(StreamOpener open, http::verb method, std::string route) {
+  if (!open) return open;
+  return [open = std::move(open), method, route = std::move(route)](
+             HttpResponse head, std::function<void()> on_closed) {
+    count_answer(method, route, head.result_int());
+    return open(std::move(head), std::move(on_closed));
   };
 }
 
 bool is_param(std::string_view segment) {
   return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+// "{name+}": the rest of the path. Only a pattern's last segment is read this way (see
+// rest_at); elsewhere it would be an ordinary parameter named "name+".
+bool is_rest(std::string_view segment) {
+  return segment.size() > 3 && is_param(segment) && segment[segment.size() - 2] == '+';
+}
+bool rest_at(const std::vector<std::string>& pattern, size_t i) {
+  return i + 1 == pattern.size() && is_rest(pattern[i]);
+}
+
+// How specifically a route's segment matches a path segment: the higher wins at the first place
+// two matching routes differ. Past its last segment, a route ending in "{name+}" still matches.
+enum class Specificity { Rest, Param, Literal };
+Specificity specificity(const std::vector<std::string>& pattern, size_t i) {
+  i = std::min(i, pattern.size() - 1);
+  if (rest_at(pattern, i)) return Specificity::Rest;
+  return is_param(pattern[i]) ? Specificity::Param : Specificity::Literal;
+}
+
+// Whether `pattern` matches the path `segments`.
+bool matches(const std::vector<std::string>& pattern,
+             const std::vector<std::string_view>& segments) {
+  const bool rest = rest_at(pattern, pattern.size() - 1);
+  if (rest ? segments.size() < pattern.size() : segments.size() != pattern.size()) return false;
+  for (size_t i = 0; i < pattern.size(); ++i)
+    if (is_param(pattern[i]) ? segments[i].empty() : pattern[i] != segments[i]) return false;
+  return true;
 }
 
 int hex_value(char c) {
@@ -115,6 +158,14 @@ std::optional<std::string> query_param(std::string_view target, std::string_view
 }
 
 void Router::add(http::verb method, const std::string& pattern, RouteHandler handler) {
+  add_stream(method, pattern,
+             [h = std::move(handler)](HttpRequest&& request, const PathParams& params,
+                                      HttpRespond respond, const StreamOpener&) {
+               h(std::move(request), params, std::move(respond));
+             });
+}
+
+void Router::add_stream(http::verb method, const std::string& pattern, StreamRouteHandler handler) {
   std::vector<std::string> segments;
   for (auto s : split_path(pattern)) segments.emplace_back(s);
   for (auto& route : routes_)
@@ -137,18 +188,14 @@ const Router::Route* Router::match(std::string_view path, PathParams* params) co
   const auto segments = split_path(path);
   const Route* best = nullptr;
   for (const auto& route : routes_) {
-    if (route.segments.size() != segments.size()) continue;
-    bool ok = true;
-    for (size_t i = 0; i < segments.size() && ok; ++i)
-      ok = is_param(route.segments[i]) ? !segments[i].empty() : route.segments[i] == segments[i];
-    if (!ok) continue;
-    // Of two matches, the one with a literal at the first place where they differ wins.
+    if (!matches(route.segments, segments)) continue;
+    // Of two matches, the more specific one at the first place where they differ wins.
     if (best) {
       bool better = false;
       for (size_t i = 0; i < segments.size(); ++i) {
-        const bool a = is_param(route.segments[i]), b = is_param(best->segments[i]);
+        const auto a = specificity(route.segments, i), b = specificity(best->segments, i);
         if (a != b) {
-          better = !a;
+          better = a > b;
           break;
         }
       }
@@ -158,20 +205,27 @@ const Router::Route* Router::match(std::string_view path, PathParams* params) co
   }
   if (!best) return nullptr;
   params->clear();
-  for (size_t i = 0; i < segments.size(); ++i) {
-    if (!is_param(best->segments[i])) continue;
-    auto value = percent_decode(segments[i]);
-    if (!value) return nullptr;  // a malformed escape matches nothing
+  for (size_t i = 0; i < best->segments.size(); ++i) {
     const auto& name = best->segments[i];
-    (*params)[name.substr(1, name.size() - 2)] = std::move(*value);
+    if (!is_param(name)) continue;
+    const bool rest = rest_at(best->segments, i);
+    std::string value;
+    for (size_t j = i; j < (rest ? segments.size() : i + 1); ++j) {
+      auto decoded = percent_decode(segments[j]);
+      if (!decoded) return nullptr;  // a malformed escape matches nothing
+      value += (j == i ? "" : "/") + *decoded;
+    }
+    (*params)[name.substr(1, name.size() - (rest ? 3 : 2))] = std::move(value);
   }
   return best;
 }
 
-void Router::handle(HttpRequest&& request, HttpRespond respond) const {
+void Router::handle(HttpRequest&& request, HttpRespond respond, StreamOpener open_stream) const {
   PathParams params;
   const Route* route = match(target_path(request.target()), &params);
-  respond = counted(std::move(respond), request.method(), route ? route->pattern : "unmatched");
+  const std::string label = route ? route->pattern : "unmatched";
+  respond = counted(std::move(respond), request.method(), label);
+  open_stream = counted(std::move(open_stream), request.method(), label);
   if (!route) return respond(text_response(request, http::status::not_found, "not found"));
   const auto method = request.method() == http::verb::head ? http::verb::get : request.method();
   const auto handler = route->methods.find(method);
@@ -185,7 +239,7 @@ void Router::handle(HttpRequest&& request, HttpRespond respond) const {
     res.set(http::field::allow, allow);
     return respond(std::move(res));
   }
-  handler->second(std::move(request), params, std::move(respond));
+  handler->second(std::move(request), params, std::move(respond), open_stream);
 }
 
 std::vector<std::pair<http::verb, std::string>> Router::routes() const {
@@ -195,9 +249,9 @@ std::vector<std::pair<http::verb, std::string>> Router::routes() const {
   return out;
 }
 
-HttpHandler Router::handler() const {
-  return [this](HttpRequest&& request, HttpRespond respond) {
-    handle(std::move(request), std::move(respond));
+ConnectionHandler Router::handler() const {
+  return [this](HttpRequest&& request, HttpRespond respond, StreamOpener open_stream) {
+    handle(std::move(request), std::move(respond), std::move(open_stream));
   };
 }
 

@@ -160,6 +160,8 @@ class Gateway {
   uint16_t port() const { return listener_->port(); }
   // Before the first connection.
   void set_disk_guard(DiskGuard* disk) { services_.disk = disk; }
+  // Before the first request: routes beside /health (e.g. a streaming one).
+  web::Router& router() { return router_; }
   ocppgw::testing::FakeCsmsState& state() { return state_; }
 
   MemorySink sink;

@@ -1,6 +1,7 @@
 // tests/unit/web/router_test.cpp: routes match paths (query ignored) with {parameters},
 // literals win over parameters, unknown paths are 404, a known path with another method is 405
-// with Allow, and HEAD uses the GET route; query and percent decoding.
+// with Allow, and HEAD uses the GET route; {name+} takes the rest of the path and loses to
+// literals and parameters; query and percent decoding.
 #include "web/router.hpp"
 
 #include <optional>
@@ -87,6 +88,54 @@ TEST(Router, ParametersMatchOneSegmentAndArePercentDecoded) {
 TEST(Router, LiteralSegmentWinsOverAParameter) {
   const Router router = param_router();
   EXPECT_EQ(route(router, request(http::verb::get, "/cp/count")).body(), "count\n");
+}
+
+Router rest_router() {
+  Router router = param_router();
+  auto echo = [](std::string name) {
+    return RouteHandler([name](HttpRequest&& req, const PathParams& params, HttpRespond respond) {
+      std::string body = name;
+      for (const auto& [k, v] : params) body += " " + k + "=" + v;
+      respond(text_response(req, http::status::ok, body));
+    });
+  };
+  router.add(http::verb::get, "/ui/", echo("index"));
+  router.add(http::verb::get, "/ui/{path+}", echo("file"));
+  router.add(http::verb::get, "/ui/special/{name}", echo("special"));
+  router.add(http::verb::get, "/cp/{id}/{rest+}", echo("cp-rest"));
+  return router;
+}
+
+TEST(Router, RestOfPathParameterTakesEveryRemainingSegment) {
+  const Router router = rest_router();
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/app.js?v=2")).body(), "file path=app.js\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/img/logo%20big.svg")).body(),
+            "file path=img/logo big.svg\n");
+  // The segments are passed as they are: "..", empty ones, a trailing slash. What they mean
+  // (nothing, for a table of embedded files) is the route's business.
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/../gateway")).body(),
+            "file path=../gateway\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/a//b/")).body(), "file path=a//b/\n");
+  // One or more segments, the first not empty: "/ui/" is the literal route, "/ui" nothing.
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/")).body(), "index\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui//x")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui")).result(), http::status::not_found);
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/a/%zz")).result(), http::status::not_found);
+}
+
+TEST(Router, LiteralsAndParametersWinOverTheRestOfPath) {
+  const Router router = rest_router();
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/special/x")).body(), "special name=x\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/ui/special/x/y")).body(),
+            "file path=special/x/y\n");
+  // "/cp/{id}" (one parameter) and "/cp/count" keep their paths; deeper ones fall to the rest.
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/CP-1")).body(), "one id=CP-1\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/count")).body(), "count\n");
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/CP-1/a/b")).body(),
+            "cp-rest id=CP-1 rest=a/b\n");
+  // A POST route of the same depth still wins for its own path (405 for GET, not the rest).
+  EXPECT_EQ(route(router, request(http::verb::get, "/cp/x/calls/Reset")).result(),
+            http::status::method_not_allowed);
 }
 
 TEST(Router, QueryParametersAreDecoded) {
