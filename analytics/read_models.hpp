@@ -47,9 +47,10 @@ struct PageResult {
 };
 
 struct SessionFilter {
-  std::optional<std::string> charge_point_id;
-  std::optional<std::string> status;  // IN_PROGRESS | COMPLETED | TIMED_OUT | START_MISSING
-  std::optional<std::string> day;     // stats_day, YYYY-MM-DD
+  std::optional<std::string> charge_point_id = std::nullopt;
+  std::optional<std::string> status =
+      std::nullopt;  // IN_PROGRESS | COMPLETED | TIMED_OUT | START_MISSING
+  std::optional<std::string> day = std::nullopt;  // stats_day, YYYY-MM-DD
   bool open_only = false;
 };
 
