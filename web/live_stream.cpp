@@ -60,14 +60,14 @@ nlohmann::json LiveStream::report() const {
 }
 
 void LiveStream::add_route(Router& router, StreamGuard guard) {
-  router.add_stream(
-      http::verb::get, "/api/v1/stream",
-      [this, guard = std::move(guard)](HttpRequest&& request, const PathParams&,
-                                       HttpRespond respond, const StreamOpener& open_stream) {
-        const auto who = guard(request, respond);
-        if (!who) return;
-        open(std::move(request), respond, open_stream, *who);
-      });
+  guard_ = std::move(guard);
+  router.add_stream(http::verb::get, "/api/v1/stream",
+                    [this](HttpRequest&& request, const PathParams&, HttpRespond respond,
+                           const StreamOpener& open_stream) {
+                      const auto who = guard_(request, respond);
+                      if (!who) return;
+                      open(std::move(request), respond, open_stream, *who);
+                    });
 }
 
 void LiveStream::open(HttpRequest&& request, const HttpRespond& respond,
@@ -106,12 +106,29 @@ void LiveStream::open(HttpRequest&& request, const HttpRespond& respond,
   // The pipeline panel need not wait for the next tick.
   stream->write(shared("retry: " + std::to_string(options_.retry_ms) + "\n\n" +
                        format_event("hello", hello) + format_event("pipeline", pipeline_())));
+  const auto now = std::chrono::steady_clock::now();
+  auto credentials = std::make_shared<const HttpRequest>(std::move(request));
   std::lock_guard lock(streams_->mu);
   // Not there any more: the client went away (or stop() ran) while the stream opened.
   if (auto it = streams_->entries.find(id); it != streams_->entries.end())
-    it->second = {std::move(stream), std::chrono::steady_clock::now()};
+    it->second = {std::move(stream), now, std::move(credentials), now + options_.recheck_interval};
   else
     stream->close();
+}
+
+void LiveStream::recheck(std::chrono::steady_clock::time_point now) {
+  std::vector<std::pair<std::shared_ptr<ResponseStream>, std::shared_ptr<const HttpRequest>>> due;
+  {
+    std::lock_guard lock(streams_->mu);
+    for (auto& [id, entry] : streams_->entries)
+      if (entry.stream && entry.next_check <= now) {
+        entry.next_check = now + options_.recheck_interval;
+        due.emplace_back(entry.stream, entry.request);
+      }
+  }
+  // Outside the lock: the guard may look the session up, and close() removes the entry.
+  for (const auto& [stream, request] : due)
+    if (!guard_(*request, [](HttpResponse) {})) stream->close();
 }
 
 void LiveStream::start() {
@@ -141,6 +158,7 @@ void LiveStream::tick() {
       broadcast(shared(format_event("pipeline", pipeline_())));
     }
     broadcast(shared(": keepalive\n\n"), now - options_.keepalive_interval);
+    recheck(now);
   }
   schedule();
 }

@@ -10,7 +10,9 @@
 //                                          something changed; the same event to every stream
 //   event: pipeline   the /health body     every pipeline_interval (2 s)
 //   : keepalive                            after keepalive_interval (15 s) with nothing sent
-// Every event's data is one line of JSON.
+// Every event's data is one line of JSON. Every recheck_interval (60 s) each stream's
+// credentials are checked again: a stream whose login ended (logout, expiry, account removed)
+// is closed, and the browser's reconnection then gets 401.
 //
 // Streams are capped (max_streams; over it: 503 with Retry-After, the browser tries again) and
 // counted (gauge ocppgw_web_streams, /health section "streams"). Each connection bounds what it
@@ -53,6 +55,7 @@ class LiveStream {
     std::chrono::milliseconds changes_interval{1000};
     std::chrono::milliseconds pipeline_interval{2000};
     std::chrono::milliseconds keepalive_interval{15000};
+    std::chrono::milliseconds recheck_interval{60000};
     int retry_ms = 2000;
   };
 
@@ -83,6 +86,8 @@ class LiveStream {
   struct Entry {
     std::shared_ptr<ResponseStream> stream;  // null until the opener returned
     std::chrono::steady_clock::time_point last_sent;
+    std::shared_ptr<const HttpRequest> request;  // its credentials, checked again
+    std::chrono::steady_clock::time_point next_check;
   };
   // The streams, shared with each stream's on_closed callback (weakly: a connection that ends
   // after this object is gone finds nothing to remove).
@@ -98,11 +103,14 @@ class LiveStream {
             const Principal& who);
   void schedule();
   void tick();
+  // Closes the streams whose credentials no longer pass the guard (those due for a check).
+  void recheck(std::chrono::steady_clock::time_point now);
   // Writes `bytes` to every open stream (or those quiet since `quiet_since`, for keepalives).
   void broadcast(const std::shared_ptr<const std::string>& bytes,
                  std::optional<std::chrono::steady_clock::time_point> quiet_since = {});
 
   ChangeFeed& feed_;
+  StreamGuard guard_;  // set by add_route
   std::function<nlohmann::json()> pipeline_;
   Options options_;
   std::shared_ptr<Streams> streams_ = std::make_shared<Streams>();

@@ -18,7 +18,6 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
-#include "gateway/http_stream.hpp"
 #include "tests/unit/gateway/gateway_fixture.hpp"
 
 namespace ocppgw::gateway {

@@ -3,7 +3,8 @@
 // role, server time) and `pipeline`; `changes` comes once per tick only when the feed changed,
 // the same event to every stream, with seq; `pipeline` and `: keepalive` on their intervals; the
 // cap answers 503 and frees a place when a stream closes; a stream whose write fails is dropped;
-// stop() closes every stream and refuses new ones. The timer runs on an io_context in the test
+// a stream whose login ended is closed at its next check; stop() closes every stream and
+// refuses new ones. The timer runs on an io_context in the test
 // thread, with intervals of a few milliseconds.
 #include "web/live_stream.hpp"
 
@@ -70,8 +71,8 @@ class LiveStreamTest : public ::testing::Test {
         options);
     live_->add_route(
         router_,
-        [](const HttpRequest& request, const HttpRespond& respond) -> std::optional<Principal> {
-          if (request[http::field::authorization] != "Bearer good") {
+        [this](const HttpRequest& request, const HttpRespond& respond) -> std::optional<Principal> {
+          if (request[http::field::authorization] != "Bearer good" || logged_out_) {
             respond(json_error(request, http::status::unauthorized, "log in"));
             return std::nullopt;
           }
@@ -103,6 +104,7 @@ class LiveStreamTest : public ::testing::Test {
   ChangeFeed feed_;
   Router router_;
   int health_ = 0;
+  bool logged_out_ = false;  // every session ended: the guard refuses from now on
   std::unique_ptr<LiveStream> live_;
 };
 
@@ -239,6 +241,19 @@ TEST_F(LiveStreamTest, AStreamThatCannotTakeMoreIsDropped) {
   run_for(30ms);
   EXPECT_EQ(live_->open_streams(), 1u);
   EXPECT_EQ(fine.stream->events("changes").size(), 1u);
+}
+
+TEST_F(LiveStreamTest, AStreamWhoseLoginEndedIsClosedAtItsNextCheck) {
+  auto options = fast();
+  options.recheck_interval = 30ms;
+  make(options);
+  const auto opened = open();
+  run_for(100ms);
+  EXPECT_FALSE(opened.stream->closed) << "still logged in";
+  logged_out_ = true;
+  run_for(100ms);
+  EXPECT_TRUE(opened.stream->closed);
+  EXPECT_EQ(live_->open_streams(), 0u);
 }
 
 TEST_F(LiveStreamTest, StopClosesEveryStreamAndRefusesNewOnes) {
