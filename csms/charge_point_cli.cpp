@@ -117,7 +117,8 @@ CLI::App* add_charge_point_commands(CLI::App& app, std::function<ChargePointCliE
   });
 
   CLI::App* rm = cps->add_subcommand(
-      "remove", "Forget a charge point: its registration, password and kept state (not its events)");
+      "remove",
+      "Forget a charge point: its registration, password and kept state (not its events)");
   rm->add_option("id", args->id, "The charge point id")->required();
   rm->callback([env, args, &os] {
     auto db = open(env(), "remove");

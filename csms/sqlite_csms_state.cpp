@@ -52,8 +52,8 @@ constexpr std::string_view kChargePointColumns =
     "security_profile ";
 
 ChargePointRecord charge_point_row(const storage::Statement& st) {
-  ChargePointRecord r{st.text(0), st.opt_text(1), parse_mode(st.opt_text(2)), st.opt_text(3),
-                      false, std::nullopt};
+  ChargePointRecord r{st.text(0),     st.opt_text(1), parse_mode(st.opt_text(2)),
+                      st.opt_text(3), false,          std::nullopt};
   r.registered = st.opt_int64(4).has_value();
   if (auto p = st.opt_int64(5)) r.security_profile = static_cast<int>(*p);
   return r;
@@ -103,7 +103,8 @@ Status SqliteCsmsState::load() {
   Status s = tx.status();
   tx.reset();
   if (!s.ok()) return s;
-  storage::Statement& cp = read_db_->cached(std::string(kChargePointColumns) + "FROM charge_points");
+  storage::Statement& cp =
+      read_db_->cached(std::string(kChargePointColumns) + "FROM charge_points");
   while (cp.step()) {
     ChargePointRecord r = charge_point_row(cp);
     charge_points_.emplace(r.id, std::move(r));

@@ -137,7 +137,7 @@ ApiResult ApiBackend::read(const web::ReadRequest& request) {
   if (!rm)
     return ApiResult::error(Kind::Failed, "the analytics store is not available: " + s.message());
   ApiResult r = request.view == ReadView::Fleet ? fleet(*rm)
-                 : request.view == ReadView::ChargePoints || request.view == ReadView::ChargePoint
+                : request.view == ReadView::ChargePoints || request.view == ReadView::ChargePoint
                     ? charge_points(request, *rm)
                     : analytics_view(request, *rm);
   give_back(std::move(rm));
@@ -204,7 +204,9 @@ ApiResult ApiBackend::analytics_view(const web::ReadRequest& request, analytics:
 namespace {
 
 bool contains_ignoring_case(std::string_view text, std::string_view part) {
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   return std::search(text.begin(), text.end(), part.begin(), part.end(),
                      [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
 }
@@ -215,7 +217,10 @@ std::vector<ApiBackend::KnownId> ApiBackend::known_ids(storage::Status* status) 
   std::lock_guard lock(db_mu_);
   return db_->query_all(
       "SELECT id, ocpp_version FROM charge_points ORDER BY id",
-      [](const storage::Statement& st) { return KnownId{st.text(0), st.opt_text(1)}; }, status);
+      [](const storage::Statement& st) {
+        return KnownId{st.text(0), st.opt_text(1)};
+      },
+      status);
 }
 
 ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::ReadModels& rm) {
@@ -304,8 +309,7 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
                      {"first_seen", util::format_rfc3339_ms(st.int64(6))},
                      {"last_boot", time_or_null(st.opt_int64(7))},
                      {"ocpp_version", opt(st.opt_text(8))},
-                     {"security_profile",
-                      st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)},
+                     {"security_profile", st.opt_int64(9) ? json(*st.opt_int64(9)) : json(nullptr)},
                      {"registered", time_or_null(st.opt_int64(11))}},
                     st.int64(10) != 0}};
         },
@@ -323,8 +327,7 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
   json items = json::array();
   for (const auto& id : ids) {
     auto row = rows.find(id);
-    json item = {{"id", id},
-                 {"has_password", row != rows.end() && row->second.has_password}};
+    json item = {{"id", id}, {"has_password", row != rows.end() && row->second.has_password}};
     if (row != rows.end()) item.update(row->second.boot);
     auto it = live.find(id);
     item["connected"] = it != live.end();
@@ -457,7 +460,8 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
       } else {
         // Required to set a profile, optional at registration; "" clears it.
         const auto text = field("profile");
-        const std::string value = text.value_or(request.change == Change::RegisterChargePoint ? "" : "-");
+        const std::string value =
+            text.value_or(request.change == Change::RegisterChargePoint ? "" : "-");
         if (value != "" && (value.size() != 1 || value[0] < '0' || value[0] > '3'))
           return ApiResult::error(Kind::Invalid,
                                   "profile must be \"0\", \"1\", \"2\", \"3\" or \"\"");

@@ -489,8 +489,7 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   auto slot = std::make_shared<CountedConnection>(
       std::move(slot_), connections_gauge(*negotiation.chosen, *security_));
   auto session = std::make_shared<WsSession>(std::move(stream_), services_, cp, remote_address_,
-                                             provided,
-                                             *services_.protocol(*negotiation.chosen),
+                                             provided, *services_.protocol(*negotiation.chosen),
                                              std::move(slot), buffer_.data());
   session->run(std::move(request));
 }

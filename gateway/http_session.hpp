@@ -97,7 +97,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string remote_client_;   // the client's address, the key of per-address login limits
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<HttpResponse> response_;  // kept alive during async_write
-  size_t lingered_ = 0;                      // bytes dropped by drain()
+  size_t lingered_ = 0;                     // bytes dropped by drain()
 };
 
 // The default non-upgrade handler: GET /health (200, or 503 when the event log is unhealthy),

@@ -383,8 +383,8 @@ TEST_F(CsmsStateTest, WhilePendingOnlyWhatTheCentralSystemAskedForIsAccepted) {
   EXPECT_TRUE(accepts("StatusNotification"));
   EXPECT_TRUE(accepts("NotifyReport"));
   EXPECT_TRUE(accepts("SignCertificate"));
-  EXPECT_FALSE(accepts("Heartbeat"));           // not asked for
-  EXPECT_FALSE(accepts("TransactionEvent"));    // not asked for
+  EXPECT_FALSE(accepts("Heartbeat"));         // not asked for
+  EXPECT_FALSE(accepts("TransactionEvent"));  // not asked for
   asked("GetDiagnostics", {{"location", "ftp://x/"}}, rpc::OcppVersion::v16);
   EXPECT_TRUE(accepts("DiagnosticsStatusNotification"));
   EXPECT_EQ(boot().status, "Pending");  // a new boot: nothing asked for yet
