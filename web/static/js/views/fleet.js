@@ -170,7 +170,7 @@ export function mount(main) {
           h('th', { scope: 'col' }, 'Connectors'))),
         h('tbody', {}, rows.length ? rows.map(row)
           : h('tr', {}, h('td', { colspan: 8, class: 'muted' },
-            filtered() ? 'No charge point matches.' : 'No charge points.')))))));
+            filtered() ? 'No charge point matches.' : 'No charge points.'))))));
     const pageNo = pages.length;
     const first = (pageNo - 1) * PAGE_SIZE + 1;
     const range = rows.length ? `rows ${first}–${first + rows.length - 1}` : 'no rows';
