@@ -125,6 +125,7 @@ export function mount(main) {
       if (disposed) return;
       counts = answer;
       renderCounts();
+      if (page) renderPager(page.items.length);
     } catch (e) {
       if (!disposed) replace(errorHolder, errorBox(`Could not load the fleet counts: ${e.message}`));
     }
@@ -171,10 +172,21 @@ export function mount(main) {
         h('tbody', {}, rows.length ? rows.map(row)
           : h('tr', {}, h('td', { colspan: 8, class: 'muted' },
             filtered() ? 'No charge point matches.' : 'No charge points.'))))));
+    renderPager(rows.length);
+    if (!firstPageMarked) { firstPageMarked = true; mark('fleet-first-page'); }
+    if (filterPending) {
+      filterPending = false;
+      mark('fleet-filter-done');
+      performance.clearMeasures('fleet-filter');
+      performance.measure('fleet-filter', 'fleet-filter-start', 'fleet-filter-done');
+    }
+  }
+
+  // Page number, rows shown, order; unfiltered, the counts tell how many pages there are.
+  function renderPager(shown) {
     const pageNo = pages.length;
     const first = (pageNo - 1) * PAGE_SIZE + 1;
-    const range = rows.length ? `rows ${first}–${first + rows.length - 1}` : 'no rows';
-    // Unfiltered, the counts tell how many pages there are; filtered, only the server knows.
+    const range = shown ? `rows ${first}–${first + shown - 1}` : 'no rows';
     const of = !filtered() && counts ? ` of ${Math.max(1, Math.ceil(counts.charge_points.total / PAGE_SIZE))}` : '';
     const order = ui.sort === 'id' && ui.dir === 1 ? 'in id order'
       : `this page sorted by ${SORT_LABELS[ui.sort]}${ui.dir > 0 ? '' : ' (reversed)'}`;
@@ -188,13 +200,6 @@ export function mount(main) {
           pages.push({ cursor: page.next_cursor, after: page.items[page.items.length - 1].id });
           loadPage();
         } }, 'Next ›'));
-    if (!firstPageMarked) { firstPageMarked = true; mark('fleet-first-page'); }
-    if (filterPending) {
-      filterPending = false;
-      mark('fleet-filter-done');
-      performance.clearMeasures('fleet-filter');
-      performance.measure('fleet-filter', 'fleet-filter-start', 'fleet-filter-done');
-    }
   }
 
   // The current page (a newer load wins over an older one still under way).
