@@ -3,10 +3,8 @@
 // operator, viewer), the page's address, real Chromium (Debian's /usr/bin/chromium through
 // npm playwright-core), screenshots under tests/browser/artifacts/, and ocpp-rpc charge points.
 //
-// The page is served by the gateway at /ui/ (web/static embedded at build time). A binary built
-// before that route existed has none: then a small local server serves web/static at /ui/ with
-// the gateway's Content-Security-Policy and passes every other request (API, stream) through,
-// so the page still runs same-origin under the same CSP. The log says which one is used.
+// The page is served by the gateway itself at /ui/ (web/static embedded at build time), with
+// the API and the live stream on the same origin.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -17,11 +15,8 @@ const { RPCClient } = require('ocpp-rpc');
 const { Gateway, tempDataDir, freePort, BIN } = require('../../integration/node/gateway.cjs');
 
 const ROOT = path.resolve(__dirname, '../../..');
-const STATIC_DIR = path.join(ROOT, 'web/static');
 const ARTIFACTS = path.join(ROOT, 'tests/browser/artifacts');
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
-  "connect-src 'self'; frame-ancestors 'none'";
 
 const ACCOUNTS = {
   admin: { name: 'admin', password: 'browser admin password', role: 'admin' },
@@ -46,36 +41,8 @@ function get(port, pathname) {
   });
 }
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
-
-// The stand-in for the gateway's /ui/ route (see the header comment).
-function startStaticProxy(gatewayPort) {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/' || url.pathname.startsWith('/ui')) {
-      if (url.pathname === '/' || url.pathname === '/ui') { res.writeHead(302, { Location: '/ui/' }); res.end(); return; }
-      const rel = decodeURIComponent(url.pathname.slice('/ui/'.length)) || 'index.html';
-      const file = path.join(STATIC_DIR, rel);
-      if (!file.startsWith(STATIC_DIR + path.sep) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
-        res.writeHead(404, { 'Content-Type': 'text/plain' }); res.end('not found'); return;
-      }
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream',
-        'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' });
-      fs.createReadStream(file).pipe(res);
-      return;
-    }
-    const upstream = http.request({ host: '127.0.0.1', port: gatewayPort(), method: req.method, path: req.url,
-      headers: req.headers }, (up) => { res.writeHead(up.statusCode, up.headers); up.pipe(res); });
-    upstream.on('error', () => { if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' }); res.end('{"error":"gateway down"}'); });
-    req.pipe(upstream);
-    res.on('close', () => upstream.destroy());
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 class Setup {
-  // Starts the gateway (extra args) with the three accounts and finds out how the page is served.
+  // Starts the gateway (extra args) with the three accounts and checks that it serves the page.
   async start({ name = 'browser', args = [] } = {}) {
     this.dataDir = tempDataDir(name);
     this.args = args;
@@ -84,15 +51,10 @@ class Setup {
     addOperator(this.dataDir, ACCOUNTS.operator);
     addOperator(this.dataDir, ACCOUNTS.viewer);
     const ui = await get(this.gw.port, '/ui/');
-    if (ui.status === 200 && /<html/i.test(ui.body)) {
-      this.base = `http://127.0.0.1:${this.gw.port}`;
-      this.servedBy = 'gateway';
-    } else {
-      this.proxy = await startStaticProxy(() => this.gw.port);
-      this.base = `http://127.0.0.1:${this.proxy.address().port}`;
-      this.servedBy = 'local static server (this binary has no /ui/ route)';
+    if (ui.status !== 200 || !/<html/i.test(ui.body)) {
+      throw new Error(`${BIN} serves no page at /ui/ (HTTP ${ui.status}): rebuild it`);
     }
-    console.log(`# page served by ${this.servedBy} at ${this.base}/ui/`);
+    this.base = `http://127.0.0.1:${this.gw.port}`;
     this.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
       args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -156,7 +118,6 @@ class Setup {
   async stop() {
     for (const cp of this.clients || []) { try { await cp.close({ force: true }); } catch { /* gone */ } }
     if (this.browser) await this.browser.close();
-    if (this.proxy) { this.proxy.closeAllConnections(); this.proxy.close(); }
     if (this.gw) await this.gw.stop();
   }
 }

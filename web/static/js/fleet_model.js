@@ -1,13 +1,14 @@
-// fleet_model.js: what the page knows of the whole fleet, for the counts, filters and sorts that
-// the charge point list route does not offer (it pages by id only). Built by walking every
-// cursor page (500 a request: 40 requests at 20,000 charge points) and kept current from the
-// stream: a few changed ids are fetched one by one, many (or "*") trigger another walk, at
-// most one at a time and not more often than every few seconds.
-import { get, enc } from './api.js';
+// fleet_model.js: how the fleet overview reads the server. The server filters, pages and
+// counts (GET /api/v1/charge-points with online/version/status/q, GET /api/v1/fleet), so the
+// page holds one page of rows and the counts, never the whole fleet. Also what a charge point's
+// connectors look like on screen (shared with the charge point screen).
+import { get, query } from './api.js';
 import { ocppStatusName } from './format.js';
 
-const SCAN_PAGE = 500;
-const RESCAN_MIN_INTERVAL_MS = 3000;
+// Connector statuses as the API names them (the `status` filter and the keys of the counts).
+export const CONNECTOR_STATUSES = ['AVAILABLE', 'PREPARING', 'CHARGING', 'SUSPENDED_EV', 'SUSPENDED_EVSE',
+  'FINISHING', 'RESERVED', 'UNAVAILABLE', 'FAULTED', 'OCCUPIED'];
+export const OCPP_VERSIONS = ['1.6', '2.0.1'];
 
 // Connector 0 of 1.6 stands for the whole charge point: its status is no connector's.
 export function realConnectors(cp) {
@@ -18,7 +19,7 @@ export function connectorLabel(c) {
   return (c.evse_id || 0) > 0 ? `${c.evse_id}/${c.connector_id}` : String(c.connector_id);
 }
 
-// The few fields the fleet list needs, so 20,000 of them stay small.
+// The fields a row of the fleet table shows.
 export function summarize(cp) {
   return {
     id: cp.id,
@@ -34,89 +35,51 @@ export function summarize(cp) {
   };
 }
 
-export const fleet = {
-  byId: new Map(),
-  complete: false,        // every page walked at least once
-  scanning: false,
-  loadedDuringScan: 0,
-  lastScanStarted: 0,
-  rescanWanted: false,
-  listeners: new Set(),
-};
-
-function notify() { for (const fn of fleet.listeners) fn(); }
-
-export function subscribe(fn) { fleet.listeners.add(fn); return () => fleet.listeners.delete(fn); }
-
-// Walks every page; the new map replaces the old one only when complete, so counts never show
-// a half-walked fleet as if it were all of it.
-export async function scan() {
-  if (fleet.scanning) { fleet.rescanWanted = true; return; }
-  fleet.scanning = true;
-  fleet.rescanWanted = false;
-  fleet.lastScanStarted = Date.now();
-  fleet.loadedDuringScan = 0;
-  const next = new Map();
-  try {
-    let cursor = null;
-    do {
-      const page = await get(`/api/v1/charge-points?limit=${SCAN_PAGE}${cursor ? `&cursor=${enc(cursor)}` : ''}`);
-      for (const cp of page.items) next.set(cp.id, summarize(cp));
-      fleet.loadedDuringScan = next.size;
-      cursor = page.next_cursor;
-      if (!fleet.complete) notify();  // progress while nothing complete is known yet
-    } while (cursor);
-    fleet.byId = next;
-    fleet.complete = true;
-  } catch (e) {
-    console.warn('fleet scan failed', e);
-    fleet.rescanWanted = true;
-  } finally {
-    fleet.scanning = false;
-  }
-  notify();
-  if (fleet.rescanWanted) scheduleScan();
+// One server page of charge points: filters {online: 'true'|'false', version, status, q}
+// (empty ones left out), `cursor` the previous page's next_cursor (null: the first page).
+export function fetchPage(filters, cursor, limit) {
+  const q = filters.q && filters.q.trim() ? filters.q.trim().slice(0, 64) : '';
+  return get(`/api/v1/charge-points${query({
+    limit, cursor, online: filters.online, version: filters.version, status: filters.status, q,
+  })}`);
 }
 
-let scanTimer = null;
-export function scheduleScan() {
-  if (fleet.scanning) { fleet.rescanWanted = true; return; }
-  if (scanTimer) return;
-  const wait = Math.max(0, fleet.lastScanStarted + RESCAN_MIN_INTERVAL_MS - Date.now());
-  scanTimer = setTimeout(() => { scanTimer = null; scan(); }, wait);
+// The fleet's counts: {charge_points: {total, online, offline, by_version}, connectors, ...}.
+export function fetchCounts() {
+  return get('/api/v1/fleet');
 }
 
-// Fetches the given charge points and updates them in the model (6 requests at a time).
-export async function refreshIds(ids) {
-  const queue = [...ids];
-  const fetched = [];
-  async function worker() {
-    while (queue.length) {
-      const id = queue.shift();
-      try {
-        const cp = await get(`/api/v1/charge-points/${enc(id)}`);
-        // The list holds booted charge points only; keep the model the same.
-        if (cp.last_boot || fleet.byId.has(id)) {
-          fleet.byId.set(id, summarize(cp));
-          fetched.push(cp);
-        }
-      } catch (e) {
-        if (e.status === 404) fleet.byId.delete(id);
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(6, queue.length) }, worker));
-  notify();
-  return fetched;
+// Could a charge point id be on (or newly enter) the page shown? `after` is the last id of the
+// page before (null on the first page); ids sort as strings, as the server orders them.
+export function mayBeOnPage(id, page, after, filters) {
+  if (filters.q && !id.toLowerCase().includes(filters.q.trim().toLowerCase())) return false;
+  if (after !== null && id <= after) return false;
+  if (!page || !page.next_cursor || !page.items.length) return true;  // last page: new ids land here
+  return id <= page.items[page.items.length - 1].id;
 }
 
-// Counts of charge points online / offline and of connectors per OCPP status.
-export function counts() {
-  const result = { total: 0, online: 0, offline: 0, byStatus: new Map() };
-  for (const cp of fleet.byId.values()) {
-    result.total += 1;
-    if (cp.online) result.online += 1; else result.offline += 1;
-    for (const c of cp.connectors) result.byStatus.set(c.status, (result.byStatus.get(c.status) || 0) + 1);
+// Runs `fn` (async) at most once per `minMs`, one at a time; calls while it runs or waits are
+// folded into one more run afterwards. Returns {request(), cancel()}.
+export function throttle(fn, minMs) {
+  let last = 0;
+  let running = false;
+  let pending = false;
+  let timer = null;
+  let cancelled = false;
+  async function run() {
+    timer = null;
+    if (cancelled) return;
+    running = true;
+    pending = false;
+    last = Date.now();
+    try { await fn(); } finally { running = false; }
+    if (pending) request();
   }
-  return result;
+  function request() {
+    if (cancelled) return;
+    pending = true;
+    if (running || timer) return;
+    timer = setTimeout(run, Math.max(0, last + minMs - Date.now()));
+  }
+  return { request, cancel() { cancelled = true; clearTimeout(timer); } };
 }

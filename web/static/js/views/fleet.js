@@ -1,16 +1,20 @@
-// views/fleet.js: the fleet overview. Without filters and in id order the table pages through
-// the server's cursor pages (50 rows: one request, whatever the fleet's size); filters, search
-// and other orders work on the fleet model (fleet_model.js), which also gives the counts.
+// views/fleet.js: the fleet overview. The counts come from GET /api/v1/fleet (one request); the
+// table shows one server page of GET /api/v1/charge-points at a time (100 rows, in id order),
+// with the filters and the id search passed to the server, next/previous by cursor. Whatever
+// the fleet's size, a screen costs two requests. The stream's changes refetch the page when a
+// changed id may be on it and the counts, each at most every so often.
 import { h, replace, errorBox } from '../dom.js';
-import { get, enc } from '../api.js';
-import { ageText } from '../format.js';
-import { fleet, scan, scheduleScan, refreshIds, counts, summarize, subscribe } from '../fleet_model.js';
+import { enc } from '../api.js';
+import { ageText, ocppStatusName } from '../format.js';
+import { CONNECTOR_STATUSES, OCPP_VERSIONS, summarize, fetchPage, fetchCounts, mayBeOnPage, throttle }
+  from '../fleet_model.js';
 import { statusChip } from './chips.js';
 
-const PAGE_SIZE = 50;
-const MANY_IDS = 50;  // more changed ids than this: walk the fleet again instead of fetching each
-const STATUS_FILTERS = ['Available', 'Preparing', 'Charging', 'SuspendedEV', 'SuspendedEVSE',
-  'Finishing', 'Reserved', 'Unavailable', 'Faulted', 'Occupied'];
+const PAGE_SIZE = 100;
+const PAGE_REFRESH_MS = 1000;
+const COUNTS_REFRESH_MS = 2000;
+const SEARCH_DEBOUNCE_MS = 300;
+// The server orders by id; other orders sort the rows of the page shown, and say so.
 const SORTS = {
   id: (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   online: (a, b) => Number(b.online) - Number(a.online),
@@ -18,100 +22,123 @@ const SORTS = {
   heartbeat: (a, b) => Date.parse(b.heartbeat || 0) - Date.parse(a.heartbeat || 0),
   vendor: (a, b) => String(a.vendor || '').localeCompare(String(b.vendor || '')),
 };
+const SORT_LABELS = { id: 'charge point', online: 'connection', version: 'OCPP version',
+  heartbeat: 'last heartbeat', vendor: 'vendor / model' };
 
 // Kept across visits of the screen.
-const ui = { status: '', version: '', search: '', sort: 'id', dir: 1 };
+const ui = { online: '', status: '', version: '', q: '', sort: 'id', dir: 1 };
+
+const countId = (status) => `count-${ocppStatusName(status).toLowerCase()}`;
+
+function mark(name) {
+  performance.clearMarks(name);
+  performance.mark(name);
+}
 
 export function mount(main) {
-  performance.clearMarks('fleet-mount');
-  performance.mark('fleet-mount');
+  mark('fleet-mount');
   let disposed = false;
   let firstPageMarked = false;
   let countsMarked = false;
-  // Server paging (default mode): cursors of the pages before the current one.
-  let cursorStack = [null];
-  let serverPage = null;   // {items, next_cursor}
-  let clientPage = 0;      // page number in client mode
+  let filterPending = false;   // a filter changed: mark when its first page is on screen
+  // One entry per page up to the current one: the cursor that reads it and the last id of the
+  // page before it (null for the first page).
+  let pages = [{ cursor: null, after: null }];
+  let page = null;             // the current server page {items, next_cursor}
+  let counts = null;           // the last GET /api/v1/fleet
 
   const countsEl = h('div', { class: 'counts', id: 'fleet-counts', 'aria-live': 'polite' });
-  const scanNote = h('p', { class: 'muted', id: 'fleet-scan-note' });
-  const statusSelect = h('select', { id: 'filter-status', 'aria-label': 'Filter by status' },
+  const onlineSelect = h('select', { id: 'filter-online', 'aria-label': 'Filter by connection' },
+    h('option', { value: '' }, 'online or offline'),
+    h('option', { value: 'true' }, 'online'), h('option', { value: 'false' }, 'offline'));
+  const statusSelect = h('select', { id: 'filter-status', 'aria-label': 'Filter by connector status' },
     h('option', { value: '' }, 'any status'),
-    h('option', { value: 'online' }, 'online'), h('option', { value: 'offline' }, 'offline'),
-    STATUS_FILTERS.map((s) => h('option', { value: s }, `a connector ${s}`)));
+    CONNECTOR_STATUSES.map((s) => h('option', { value: s }, `a connector ${ocppStatusName(s)}`)));
   const versionSelect = h('select', { id: 'filter-version', 'aria-label': 'Filter by OCPP version' },
-    h('option', { value: '' }, 'any version'), h('option', { value: '1.6' }, 'OCPP 1.6'),
-    h('option', { value: '2.0.1' }, 'OCPP 2.0.1'));
-  const searchInput = h('input', { id: 'filter-search', type: 'search', placeholder: 'charge point id',
-    'aria-label': 'Search by charge point id' });
-  statusSelect.value = ui.status; versionSelect.value = ui.version; searchInput.value = ui.search;
+    h('option', { value: '' }, 'any version'),
+    OCPP_VERSIONS.map((v) => h('option', { value: v }, `OCPP ${v}`)));
+  const searchInput = h('input', { id: 'filter-search', type: 'search', placeholder: 'part of a charge point id',
+    maxlength: 64, 'aria-label': 'Search by charge point id' });
+  onlineSelect.value = ui.online; statusSelect.value = ui.status; versionSelect.value = ui.version;
+  searchInput.value = ui.q;
   const tableHolder = h('div', { id: 'fleet-table' });
   const pager = h('div', { class: 'pager' });
   const errorHolder = h('div');
 
-  const clientMode = () => !!(ui.status || ui.version || ui.search || ui.sort !== 'id' || ui.dir !== 1);
+  const filtered = () => !!(ui.online || ui.status || ui.version || ui.q);
 
   function onFilter() {
-    ui.status = statusSelect.value; ui.version = versionSelect.value; ui.search = searchInput.value.trim();
-    clientPage = 0;
-    cursorStack = [null];
-    if (clientMode()) renderTable(); else loadServerPage();
+    ui.online = onlineSelect.value; ui.status = statusSelect.value; ui.version = versionSelect.value;
+    ui.q = searchInput.value.trim();
+    pages = [{ cursor: null, after: null }];
+    filterPending = true;
+    mark('fleet-filter-start');
+    loadPage();
   }
+  onlineSelect.addEventListener('change', onFilter);
   statusSelect.addEventListener('change', onFilter);
   versionSelect.addEventListener('change', onFilter);
   let searchTimer = null;
-  searchInput.addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(onFilter, 200); });
+  searchInput.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(onFilter, SEARCH_DEBOUNCE_MS);
+  });
+
+  // A count button shows only what it counts: it sets one filter and clears the others.
+  function showOnly(filters) {
+    onlineSelect.value = filters.online || ''; statusSelect.value = filters.status || '';
+    versionSelect.value = filters.version || ''; searchInput.value = '';
+    onFilter();
+  }
 
   replace(main,
     h('h1', {}, 'Fleet'),
-    countsEl, scanNote,
+    countsEl,
     h('div', { class: 'toolbar', role: 'search' },
-      h('label', {}, 'Status', statusSelect), h('label', {}, 'Version', versionSelect),
-      h('label', {}, 'Search', searchInput)),
+      h('label', {}, 'Connection', onlineSelect), h('label', {}, 'Status', statusSelect),
+      h('label', {}, 'Version', versionSelect), h('label', {}, 'Search', searchInput)),
     errorHolder, tableHolder, pager);
 
   function renderCounts() {
-    if (!fleet.complete) {
-      replace(scanNote, fleet.scanning ? `Counting the fleet… ${fleet.loadedDuringScan} charge points so far` : '');
-      return;
-    }
-    const c = counts();
-    const button = (label, value, filterValue, id) => h('button', {
+    const cps = counts.charge_points;
+    const button = (label, value, filters, id) => h('button', {
       type: 'button', class: 'count secondary', id, 'aria-label': `${label}: ${value}, show only these`,
-      onclick: () => { statusSelect.value = filterValue; onFilter(); },
+      onclick: () => showOnly(filters),
     }, label, h('strong', {}, String(value)));
+    const byVersion = cps.by_version || {};
+    const connectors = Object.entries(counts.connectors || {})
+      .filter(([status]) => CONNECTOR_STATUSES.includes(status))
+      .sort((a, b) => b[1] - a[1]);
     replace(countsEl,
-      button('Charge points', c.total, '', 'count-total'),
-      button('Online', c.online, 'online', 'count-online'),
-      button('Offline', c.offline, 'offline', 'count-offline'),
-      [...c.byStatus.entries()].sort((a, b) => b[1] - a[1]).map(([status, n]) =>
-        button(status, n, status, `count-${status.toLowerCase()}`)));
-    replace(scanNote, fleet.scanning ? 'Updating counts…' : '');
-    if (!countsMarked) {
-      countsMarked = true;
-      performance.clearMarks('fleet-counts');
-      performance.mark('fleet-counts');
-    }
+      button('Charge points', cps.total, {}, 'count-total'),
+      button('Online', cps.online, { online: 'true' }, 'count-online'),
+      button('Offline', cps.offline, { online: 'false' }, 'count-offline'),
+      OCPP_VERSIONS.filter((v) => byVersion[v]).map((v) =>
+        button(`OCPP ${v}`, byVersion[v], { version: v }, `count-ocpp${v.replace(/\./g, '')}`)),
+      connectors.map(([status, n]) => button(ocppStatusName(status), n, { status }, countId(status))));
+    if (!countsMarked) { countsMarked = true; mark('fleet-counts'); }
   }
 
-  function matches(cp) {
-    if (ui.version && cp.version !== ui.version) return false;
-    if (ui.search && !cp.id.toLowerCase().includes(ui.search.toLowerCase())) return false;
-    if (ui.status === 'online' && !cp.online) return false;
-    if (ui.status === 'offline' && cp.online) return false;
-    if (ui.status && ui.status !== 'online' && ui.status !== 'offline'
-      && !cp.connectors.some((c) => c.status === ui.status)) return false;
-    return true;
-  }
+  const countsRefresh = throttle(async () => {
+    try {
+      const answer = await fetchCounts();
+      if (disposed) return;
+      counts = answer;
+      renderCounts();
+      if (page) renderPager(page.items.length);
+    } catch (e) {
+      if (!disposed) replace(errorHolder, errorBox(`Could not load the fleet counts: ${e.message}`));
+    }
+  }, COUNTS_REFRESH_MS);
 
   function sortHeader(label, key, cls = null) {
     const active = ui.sort === key;
     return h('th', { scope: 'col', class: cls, 'aria-sort': active ? (ui.dir > 0 ? 'ascending' : 'descending') : 'none' },
-      h('button', { type: 'button', class: 'sort', 'aria-label': `Sort by ${label}`,
+      h('button', { type: 'button', class: 'sort',
+        'aria-label': key === 'id' ? `Sort by ${label}` : `Sort this page by ${label}`,
         onclick: () => {
           if (ui.sort === key) ui.dir = -ui.dir; else { ui.sort = key; ui.dir = 1; }
-          clientPage = 0; cursorStack = [null];
-          if (clientMode()) renderTable(); else loadServerPage();
+          renderPage();
         } }, label));
   }
 
@@ -128,7 +155,11 @@ export function mount(main) {
         ? cp.connectors.map((c) => statusChip(c.status, c.label)) : h('span', { class: 'muted' }, 'none reported')));
   }
 
-  function renderRows(rows, note) {
+  function renderPage() {
+    if (disposed || !page) return;
+    const sorter = SORTS[ui.sort] || SORTS.id;
+    // Id order is the server's: ascending needs no sort; anything else sorts this page only.
+    const rows = page.items.map(summarize).sort((a, b) => ui.dir * sorter(a, b) || SORTS.id(a, b));
     replace(tableHolder,
       h('div', { class: 'table-wrap' }, h('table', { 'aria-label': 'Charge points' },
         h('thead', {}, h('tr', {},
@@ -139,99 +170,79 @@ export function mount(main) {
           sortHeader('Last heartbeat', 'heartbeat'),
           h('th', { scope: 'col' }, 'Connectors'))),
         h('tbody', {}, rows.length ? rows.map(row)
-          : h('tr', {}, h('td', { colspan: 8, class: 'muted' }, note || 'No charge points.'))))));
-  }
-
-  function renderTable() {
-    if (disposed) return;
-    if (!clientMode()) { renderServerPage(); return; }
-    if (!fleet.complete) {
-      renderRows([], `Loading the fleet to filter it… ${fleet.loadedDuringScan} so far`);
-      replace(pager);
-      return;
+          : h('tr', {}, h('td', { colspan: 8, class: 'muted' },
+            filtered() ? 'No charge point matches.' : 'No charge points.'))))));
+    renderPager(rows.length);
+    if (!firstPageMarked) { firstPageMarked = true; mark('fleet-first-page'); }
+    if (filterPending) {
+      filterPending = false;
+      mark('fleet-filter-done');
+      performance.clearMeasures('fleet-filter');
+      performance.measure('fleet-filter', 'fleet-filter-start', 'fleet-filter-done');
     }
-    const sorter = SORTS[ui.sort] || SORTS.id;
-    const all = [...fleet.byId.values()].filter(matches).sort((a, b) => ui.dir * sorter(a, b) || SORTS.id(a, b));
-    const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
-    clientPage = Math.min(clientPage, pages - 1);
-    renderRows(all.slice(clientPage * PAGE_SIZE, (clientPage + 1) * PAGE_SIZE), 'No charge point matches.');
-    replace(pager,
-      h('button', { type: 'button', class: 'secondary', disabled: clientPage === 0, 'aria-label': 'Previous page',
-        onclick: () => { clientPage -= 1; renderTable(); } }, '‹ Previous'),
-      h('span', { class: 'muted', id: 'fleet-page-info' }, `${all.length} matching · page ${clientPage + 1} of ${pages}`),
-      h('button', { type: 'button', class: 'secondary', disabled: clientPage >= pages - 1, 'aria-label': 'Next page',
-        onclick: () => { clientPage += 1; renderTable(); } }, 'Next ›'));
   }
 
-  function renderServerPage() {
-    if (!serverPage) return;
-    renderRows(serverPage.items.map(summarize));
-    const pageNo = cursorStack.length;
+  // Page number, rows shown, order; unfiltered, the counts tell how many pages there are.
+  function renderPager(shown) {
+    const pageNo = pages.length;
+    const first = (pageNo - 1) * PAGE_SIZE + 1;
+    const range = shown ? `rows ${first}–${first + shown - 1}` : 'no rows';
+    const of = !filtered() && counts ? ` of ${Math.max(1, Math.ceil(counts.charge_points.total / PAGE_SIZE))}` : '';
+    const order = ui.sort === 'id' && ui.dir === 1 ? 'in id order'
+      : `this page sorted by ${SORT_LABELS[ui.sort]}${ui.dir > 0 ? '' : ' (reversed)'}`;
     replace(pager,
       h('button', { type: 'button', class: 'secondary', disabled: pageNo === 1, 'aria-label': 'Previous page',
-        onclick: () => { cursorStack.pop(); loadServerPage(); } }, '‹ Previous'),
+        onclick: () => { pages.pop(); loadPage(); } }, '‹ Previous'),
       h('span', { class: 'muted', id: 'fleet-page-info' },
-        `page ${pageNo}${fleet.complete ? ` of ${Math.max(1, Math.ceil(fleet.byId.size / PAGE_SIZE))}` : ''}`),
-      h('button', { type: 'button', class: 'secondary', disabled: !serverPage.next_cursor, 'aria-label': 'Next page',
-        onclick: () => { cursorStack.push(serverPage.next_cursor); loadServerPage(); } }, 'Next ›'));
-    if (!firstPageMarked) {
-      firstPageMarked = true;
-      performance.clearMarks('fleet-first-page');
-      performance.mark('fleet-first-page');
-    }
+        `page ${pageNo}${of} · ${range}${filtered() ? ' matching' : ''} · ${order}`),
+      h('button', { type: 'button', class: 'secondary', disabled: !page.next_cursor, 'aria-label': 'Next page',
+        onclick: () => {
+          pages.push({ cursor: page.next_cursor, after: page.items[page.items.length - 1].id });
+          loadPage();
+        } }, 'Next ›'));
   }
 
+  // The current page (a newer load wins over an older one still under way).
   let loadSeq = 0;
-  async function loadServerPage() {
+  async function loadPage() {
     const mine = ++loadSeq;
-    const cursor = cursorStack[cursorStack.length - 1];
+    const { cursor } = pages[pages.length - 1];
     try {
-      const page = await get(`/api/v1/charge-points?limit=${PAGE_SIZE}${cursor ? `&cursor=${enc(cursor)}` : ''}`);
-      if (disposed || mine !== loadSeq || clientMode()) return;
-      serverPage = page;
+      const answer = await fetchPage(ui, cursor, PAGE_SIZE);
+      if (disposed || mine !== loadSeq) return;
+      page = answer;
       replace(errorHolder);
-      renderServerPage();
+      renderPage();
     } catch (e) {
-      if (!disposed) replace(errorHolder, errorBox(`Could not load charge points: ${e.message}`));
+      if (!disposed && mine === loadSeq) replace(errorHolder, errorBox(`Could not load charge points: ${e.message}`));
     }
   }
+  const pageRefresh = throttle(loadPage, PAGE_REFRESH_MS);
 
-  // Could a changed id be on the current server page? (ids sort as strings)
-  function onCurrentPage(id) {
-    if (!serverPage) return true;
-    const items = serverPage.items;
-    if (!items.length || !serverPage.next_cursor) return true;  // last page: new ids land here
-    const first = cursorStack.length === 1 ? '' : items[0].id;
-    return id >= first && id <= items[items.length - 1].id;
-  }
-
-  const unsubscribe = subscribe(() => {
-    if (disposed) return;
-    renderCounts();
-    if (clientMode()) renderTable(); else renderServerPage();  // "page 1 of N" once N is known
-  });
   const ageTimer = setInterval(() => {
     for (const cell of tableHolder.querySelectorAll('td.age')) cell.textContent = ageText(cell.dataset.ts || null);
   }, 5000);
 
-  renderCounts();
-  if (clientMode()) renderTable(); else loadServerPage();
-  // Walk the fleet for the counts: now on first visit, or again if the model is old.
-  if (!fleet.complete || Date.now() - fleet.lastScanStarted > 30000) scan(); else scheduleScan();
+  loadPage();
+  countsRefresh.request();
 
   return {
-    dispose() { disposed = true; unsubscribe(); clearInterval(ageTimer); },
-    async onChanges(change) {
+    dispose() {
+      disposed = true;
+      clearInterval(ageTimer); clearTimeout(searchTimer);
+      pageRefresh.cancel(); countsRefresh.cancel();
+    },
+    onChanges(change) {
       const ids = change.charge_points;
-      if (change.poll) { if (!clientMode()) loadServerPage(); scheduleScan(); return; }
-      if (ids === '*' || (Array.isArray(ids) && ids.length > MANY_IDS)) {
-        if (!clientMode()) loadServerPage();
-        scheduleScan();
+      if (change.poll || ids === '*') {
+        pageRefresh.request();
+        countsRefresh.request();
         return;
       }
       if (!Array.isArray(ids) || !ids.length) return;
-      await refreshIds(ids);
-      if (!disposed && !clientMode() && ids.some(onCurrentPage)) loadServerPage();
+      countsRefresh.request();
+      const after = pages[pages.length - 1].after;
+      if (ids.some((id) => mayBeOnPage(String(id), page, after, ui))) pageRefresh.request();
     },
   };
 }
