@@ -186,8 +186,10 @@ json ReadModels::fleet_overview() {
     liveness[row["liveness"].get<std::string>()] = row["n"];
   o["charge_points"] = liveness;
   json connectors = json::object();
-  for (const auto& row : query_json(
-           *db_, "SELECT status, COUNT(*) AS n FROM connector_current_status GROUP BY status"))
+  // Connector 0 of a 1.6 charge point is the charge point itself, not a connector.
+  for (const auto& row : query_json(*db_,
+                                    "SELECT status, COUNT(*) AS n FROM connector_current_status "
+                                    "WHERE connector_id > 0 GROUP BY status"))
     connectors[row["status"].get<std::string>()] = row["n"];
   o["connectors"] = connectors;
   o["open_sessions"] = scalar(*db_, "SELECT COUNT(*) FROM charging_sessions WHERE is_open = 1");

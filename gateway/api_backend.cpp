@@ -267,7 +267,8 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
       util::Status qs;
       for (const json& row : analytics::query_json(
                rm.db(),
-               "SELECT DISTINCT charge_point_id FROM connector_current_status WHERE status = ?1",
+               "SELECT DISTINCT charge_point_id FROM connector_current_status "
+               "WHERE status = ?1 AND connector_id > 0",  // 1.6 connector 0: the charge point
                {*status}, &qs))
         with_status.insert(row["charge_point_id"].get<std::string>());
       if (!qs.ok()) return ApiResult::error(Kind::Failed, qs.message());

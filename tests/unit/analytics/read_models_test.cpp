@@ -45,6 +45,11 @@ TEST_F(ReadModelsTest, FleetOverviewCountsMatchTheTables) {
   int64_t cps = 0;
   for (auto& [k, v] : o["charge_points"].items()) cps += v.get<int64_t>();
   EXPECT_EQ(cps, 10);
+  int64_t connectors = 0;  // connector 0 of a 1.6 charge point is the charge point itself
+  for (auto& [k, v] : o["connectors"].items()) connectors += v.get<int64_t>();
+  EXPECT_EQ(connectors, std::stoll(dump_query(p_->db(),
+                                              "SELECT COUNT(*) FROM connector_current_status "
+                                              "WHERE connector_id > 0")));
   EXPECT_TRUE(o["conservation"]["conservation_ok"].get<bool>());
   EXPECT_EQ(o["conservation"]["raw"], static_cast<int64_t>(fleet_.events.size()));
   EXPECT_EQ(
