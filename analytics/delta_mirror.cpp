@@ -511,6 +511,7 @@ nlohmann::json DeltaMirrorWorker::health() const {
                       {"audit_failures_total", audit_failures_},
                       {"interval_s", interval_.count()}};
   if (!last_cycle_.is_null()) j["last_cycle"] = last_cycle_;
+  if (!tables_.empty()) j["tables"] = tables_;
   if (!alert_.empty()) j["alert"] = alert_;
   return j;
 }
@@ -534,7 +535,13 @@ void DeltaMirrorWorker::run() {
     }
     last_cycle_ = to_json(*report);
     alert_.clear();
+    const std::string finished =
+        util::format_rfc3339_ms(report->started_at_ms + report->duration_ms);
     for (const auto& t : report->tables) {
+      nlohmann::json& table = tables_[t.table];
+      table["outcome"] = to_string(t.outcome);
+      if (t.version >= 0) table["version"] = t.version;
+      if (t.outcome == TableCycleReport::Outcome::kCommitted) table["last_commit"] = finished;
       if (t.outcome == TableCycleReport::Outcome::kAuditFailed) ++audit_failures_;
       if (t.outcome == TableCycleReport::Outcome::kAuditFailed ||
           t.outcome == TableCycleReport::Outcome::kFailed) {

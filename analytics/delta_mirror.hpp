@@ -106,6 +106,9 @@ class DeltaMirrorWorker {
   std::condition_variable wake_;
   bool stopping_ = false;
   nlohmann::json last_cycle_;
+  // Per table across cycles: the last outcome and version, and when it last committed (a
+  // cycle that finds a table unchanged does not commit it, so the last cycle alone cannot say).
+  nlohmann::json tables_ = nlohmann::json::object();
   std::string alert_;
   int64_t cycles_ = 0;
   int64_t audit_failures_ = 0;

@@ -411,6 +411,24 @@ PageResult ReadModels::status_history(const std::string& charge_point_id,
   return keyset_page(*db_, std::move(q), page);
 }
 
+PageResult ReadModels::connection_history(const std::string& charge_point_id,
+                                          const PageRequest& page) {
+  // The gateway's Connection events (docs/event_contract.md), through the index on
+  // (charge_point_id, event_type, event_ts).
+  Keyset q{"connections",
+           "event_ts, json_extract(extra, '$.state') AS state, "
+           "json_extract(extra, '$.remote_address') AS remote_address, "
+           "json_extract(extra, '$.subprotocol') AS subprotocol, "
+           "json_extract(extra, '$.close_code') AS close_code, "
+           "json_extract(extra, '$.reason') AS reason, silver_id",
+           "silver_events",
+           {"charge_point_id = ?1", "event_type = 'Connection'"},
+           {charge_point_id},
+           {},
+           {"event_ts", "silver_id"}};
+  return keyset_page(*db_, std::move(q), page);
+}
+
 PageResult ReadModels::duplicates(const std::optional<std::string>& charge_point_id,
                                   const std::optional<std::string>& duplicate_type,
                                   const PageRequest& page) {

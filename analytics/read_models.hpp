@@ -11,6 +11,7 @@
 //   sessions         sessions_cp_day (charge point [, day]), sessions_open (open only), else a
 //                    scan in key order that stops after one page
 //   status_history   connector_status_history PK (one charge point's rows)
+//   connection_history  silver_events (charge_point_id, event_type, event_ts) index
 //   duplicates       duplicate_events_audit PK (audit_id), newest first
 //   charge_point     charge_point_health PK, connector_current_status PK
 // The paged queries (sessions, status_history, duplicates, quarantine_page, daily_stats_page)
@@ -77,6 +78,8 @@ class ReadModels {
   // Newest start first; provisional (open) and final energy as energy_kwh + energy_is_final.
   PageResult sessions(const SessionFilter& filter, const PageRequest& page);
   // One charge point's connector status intervals, newest first (optionally one connector).
+  // One charge point's connects and disconnects, newest first.
+  PageResult connection_history(const std::string& charge_point_id, const PageRequest& page);
   PageResult status_history(const std::string& charge_point_id, std::optional<int64_t> connector_id,
                             const PageRequest& page);
   // Removed duplicate copies, newest first (payloads included).

@@ -163,6 +163,8 @@ ApiResult ApiBackend::analytics_view(const web::ReadRequest& request, analytics:
       if (s.is_null()) return ApiResult::error(Kind::NotFound, "no such session");
       return ApiResult::ok(std::move(s));
     }
+    case ReadView::ConnectionHistory:
+      return from_page(rm.connection_history(request.id, page));
     case ReadView::StatusHistory: {
       auto cp = filter(request, "charge_point_id");
       if (!cp) return ApiResult::error(Kind::Invalid, "charge_point_id is required");

@@ -21,6 +21,7 @@ const std::vector<ReadRoute>& read_routes() {
       {"/api/v1/charge-points/{id}", ReadView::ChargePoint, {}, false},
       {"/api/v1/sessions", ReadView::Sessions, {"charge_point_id", "status", "day", "open"}, true},
       {"/api/v1/sessions/{id}", ReadView::Session, {}, false},
+      {"/api/v1/charge-points/{id}/connections", ReadView::ConnectionHistory, {}, true},
       {"/api/v1/status-history",
        ReadView::StatusHistory,
        {"charge_point_id", "connector_id"},

@@ -39,6 +39,7 @@ enum class ReadView {
   Sessions,
   Session,
   StatusHistory,
+  ConnectionHistory,
   DailyStats,
   DataQuality,
   Quarantine,

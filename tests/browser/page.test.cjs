@@ -256,6 +256,10 @@ test('6. a viewer sees no command buttons', async () => {
   await page.goto(`${setup.base}/ui/#/cp/${CP_ID}`);
   await waitText(page, '#cp-connectors', /1: Charging.*2: Available/);
   await page.waitForSelector('#cp-sessions-title');
+  // The connection history shows the live connection (analytics has it once its batch ran).
+  await page.waitForSelector('#connections-title');
+  await page.waitForSelector('tr[data-state="connected"]', { timeout: 10000 });
+  assert.match(await page.textContent('tr[data-state="connected"]'), /connected.*ocpp1\.6/);
   assert.equal(await page.locator('#commands-title').count(), 0);
   assert.equal(await page.locator('button[data-action]').count(), 0);
   assert.equal(await page.locator('button:text("Remote stop")').count(), 0);

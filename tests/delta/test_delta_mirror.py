@@ -65,6 +65,13 @@ def test_health_showed_the_mirror_running(fleet_data):
     assert section["cycles"] >= 1
     assert "alert" not in section, section
     assert section["last_cycle"]["ok"] is True
+    # Per table, across cycles: the last outcome, the version the mirror saw (the sync after
+    # the run may have committed more), and when the mirror last committed it.
+    for table in TABLES:
+        entry = section["tables"][table]
+        assert 0 <= entry["version"] <= DeltaTable(os.path.join(fleet_data["root"], table)).version(), (table, entry)
+        assert entry["outcome"] in ("committed", "unchanged", "already_applied"), (table, entry)
+    assert any(e.get("last_commit", "").endswith("Z") for e in section["tables"].values()), section["tables"]
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))

@@ -122,6 +122,13 @@ def reads(gw, t):
     assert fleet["charge_points"] == {"total": 2, "online": 1, "offline": 1, "by_version": {"1.6": 2}}, fleet
     assert fleet["connectors"].get("CHARGING") == 2 and fleet["open_sessions"] == 2, fleet
 
+    # PY-R2 connected and went: its connection history has both, newest first.
+    conns = poll(lambda: walk(gw, "/api/v1/charge-points/PY-R2/connections", viewer, 1, "silver_id"),
+                 lambda items: len(items) == 2)
+    assert [c["state"] for c in conns] == ["disconnected", "connected"], conns
+    assert conns[1]["subprotocol"] == "ocpp1.6" and conns[0]["event_ts"] >= conns[1]["event_ts"]
+    assert get("/api/v1/charge-points/PY-R2/connections?limit=0")[0] == 400
+
     history = walk(gw, "/api/v1/status-history?charge_point_id=PY-R1", viewer, 2, "event_id")
     assert {(h["connector_id"], h["status"]) for h in history} >= {(1, "AVAILABLE"),
                                                                     (2, "CHARGING")}

@@ -1,6 +1,6 @@
-// views/charge_point.js: one charge point: connection, connectors and their status timeline,
-// recent sessions, last known configuration (1.6) or variables (2.0.1), and commands (operator
-// and admin only: a viewer's page has no command buttons at all).
+// views/charge_point.js: one charge point: connection and its history, connectors and their
+// status timeline, recent sessions, last known configuration (1.6) or variables (2.0.1), and
+// commands (operator and admin only: a viewer's page has no command buttons at all).
 import { h, replace, errorBox, kv, table } from '../dom.js';
 import { get, enc, hasRole, query } from '../api.js';
 import { ageText, timeText, kwh, durationText, ocppStatusName, statusClass } from '../format.js';
@@ -18,11 +18,12 @@ export function mount(main, id) {
   const commandsPanel = h('section', { class: 'panel', 'aria-labelledby': 'commands-title' });
   const outcome = h('div', { class: 'outcome', id: 'command-outcome', 'aria-live': 'polite' });
   const timelinePanel = h('section', { class: 'panel', 'aria-labelledby': 'timeline-title' });
+  const connectionsPanel = h('section', { class: 'panel', 'aria-labelledby': 'connections-title' });
   const sessionsPanel = h('section', { class: 'panel', 'aria-labelledby': 'cp-sessions-title' });
   const configPanel = h('section', { class: 'panel', 'aria-labelledby': 'config-title' });
   const errorHolder = h('div');
   replace(main, h('p', {}, h('a', { href: '#/fleet' }, '‹ Fleet')), title, errorHolder, info,
-    hasRole('operator') ? commandsPanel : null, timelinePanel, sessionsPanel, configPanel);
+    hasRole('operator') ? commandsPanel : null, timelinePanel, connectionsPanel, sessionsPanel, configPanel);
 
   function renderInfo() {
     const conn = cp.connection || {};
@@ -85,6 +86,18 @@ export function mount(main, id) {
           h('td', {}, r.valid_to ? timeText(r.valid_to) : 'now'), h('td', {}, r.error_code || '—'))))) : null);
   }
 
+  async function renderConnections() {
+    const page = await get(`/api/v1/charge-points/${enc(id)}/connections${query({ limit: 20 })}`);
+    replace(connectionsPanel, h('h2', { id: 'connections-title' }, 'Connection history'),
+      page.items.length ? table(null, [['When'], ['Event'], ['Remote address'], ['Protocol'], ['Close code'], ['Reason']],
+        page.items.map((c) => h('tr', { dataset: { state: c.state } },
+          h('td', {}, timeText(new Date(c.event_ts).toISOString())),
+          h('td', {}, h('span', { class: `chip ${c.state === 'connected' ? 'online' : 'offline'}` }, c.state)),
+          h('td', { class: 'mono' }, c.remote_address || '—'), h('td', {}, c.subprotocol || '—'),
+          h('td', {}, c.close_code ?? '—'), h('td', {}, c.reason || '—'))))
+        : h('p', { class: 'muted' }, 'No connections recorded yet.'));
+  }
+
   async function renderSessions() {
     const page = await get(`/api/v1/sessions${query({ charge_point_id: id, limit: 10 })}`);
     const version = cp && (cp.ocpp_version || '1.6');
@@ -135,7 +148,8 @@ export function mount(main, id) {
           renderedConnected = cp.connected;
           renderCommands();
         }
-        await Promise.all([renderTimeline(), renderSessions(), renderConfig()].map((p) => p.catch((e) => console.warn(e))));
+        await Promise.all([renderTimeline(), renderConnections(), renderSessions(), renderConfig()]
+          .map((p) => p.catch((e) => console.warn(e))));
       } catch (e) {
         if (!disposed) replace(errorHolder, errorBox(e.status === 404 ? `No charge point ${id} is known.` : `Could not load ${id}: ${e.message}`));
       } finally { refreshing = null; }
