@@ -205,6 +205,21 @@ ApiResult ApiBackend::analytics_view(const web::ReadRequest& request, analytics:
 
 namespace {
 
+std::string version_name(rpc::OcppVersion v) {
+  return v == rpc::OcppVersion::v16 ? "1.6" : "2.0.1";
+}
+
+// Every known or connected charge point with its OCPP version: the live connection's, else its
+// last boot's.
+std::map<std::string, std::optional<std::string>> versions_by_id(
+    std::vector<ApiBackend::KnownId> known,
+    const std::unordered_map<std::string, SessionInfo>& live) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (auto& k : known) out.emplace(std::move(k.id), std::move(k.ocpp_version));
+  for (const auto& [id, info] : live) out[id] = version_name(info.version);
+  return out;
+}
+
 bool contains_ignoring_case(std::string_view text, std::string_view part) {
   auto lower = [](char c) {
     return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -260,10 +275,7 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
     storage::Status s;
     std::vector<KnownId> known = known_ids(&s);
     if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
-    std::map<std::string, std::optional<std::string>> candidates;  // id -> version
-    for (auto& k : known) candidates.emplace(std::move(k.id), std::move(k.ocpp_version));
-    for (const auto& [id, info] : live)  // the live connection's version wins
-      candidates[id] = std::string(info.version == rpc::OcppVersion::v16 ? "1.6" : "2.0.1");
+    const auto candidates = versions_by_id(std::move(known), live);
     std::unordered_set<std::string> with_status;
     if (status) {
       util::Status qs;
@@ -350,30 +362,15 @@ ApiResult ApiBackend::charge_points(const web::ReadRequest& request, analytics::
 
 ApiResult ApiBackend::fleet(analytics::ReadModels& rm) {
   storage::Status s;
-  const std::vector<KnownId> known = known_ids(&s);
+  std::vector<KnownId> known = known_ids(&s);
   if (!s.ok()) return ApiResult::error(Kind::Failed, s.message());
-  std::unordered_map<std::string, rpc::OcppVersion> live;
+  std::unordered_map<std::string, SessionInfo> live;
   if (sources_.registry)
-    for (auto& info : sources_.registry->list()) live.emplace(info.charge_point_id, info.version);
+    for (auto& info : sources_.registry->list()) live.emplace(info.charge_point_id, info);
   std::map<std::string, int64_t> by_version;
-  int64_t total = 0;
-  auto count_version = [&](const std::optional<std::string>& v) {
-    ++by_version[v.value_or("unknown")];
-  };
-  for (const auto& k : known) {
-    ++total;
-    auto it = live.find(k.id);
-    count_version(it == live.end() ? k.ocpp_version
-                                   : std::optional<std::string>(
-                                         it->second == rpc::OcppVersion::v16 ? "1.6" : "2.0.1"));
-  }
-  std::unordered_set<std::string_view> known_set;
-  for (const auto& k : known) known_set.insert(k.id);
-  for (const auto& [id, v] : live)
-    if (!known_set.count(id)) {
-      ++total;
-      count_version(std::string(v == rpc::OcppVersion::v16 ? "1.6" : "2.0.1"));
-    }
+  const auto versions = versions_by_id(std::move(known), live);
+  for (const auto& [id, version] : versions) ++by_version[version.value_or("unknown")];
+  const auto total = static_cast<int64_t>(versions.size());
   json overview = rm.fleet_overview();
   const int64_t online = static_cast<int64_t>(live.size());
   overview["liveness"] = std::move(overview["charge_points"]);

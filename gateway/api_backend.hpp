@@ -53,6 +53,12 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
   // component creates it after this).
   static std::unique_ptr<ApiBackend> open(Sources sources, util::Status* status);
 
+  // A charge point with a row in the gateway database.
+  struct KnownId {
+    std::string id;
+    std::optional<std::string> ocpp_version;  // of its last boot
+  };
+
   web::ApiResult read(const web::ReadRequest& request) override;
   web::ApiResult apply(const web::ChangeRequest& request) override;
 
@@ -60,10 +66,6 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
   ApiBackend(Sources sources, std::unique_ptr<storage::Db> db)
       : sources_(std::move(sources)), db_(std::move(db)) {}
 
-  struct KnownId {
-    std::string id;
-    std::optional<std::string> ocpp_version;  // of its last boot
-  };
   // Every charge point with a row in the gateway database, in id order.
   std::vector<KnownId> known_ids(storage::Status* status);
   // The charge points page (id order, filtered by online, version, connector status and id
