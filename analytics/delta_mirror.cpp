@@ -1,8 +1,12 @@
 // analytics/delta_mirror.cpp
 #include "analytics/delta_mirror.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include <map>
 #include <set>
@@ -12,6 +16,7 @@
 #include "analytics/delta_tables.hpp"
 #include "delta/data_file.hpp"
 #include "delta/fs.hpp"
+#include "delta/maintenance.hpp"
 #include "delta/replace_partitions.hpp"
 #include "storage/db.hpp"
 #include "util/hex.hpp"
@@ -124,14 +129,98 @@ void append_value(delta::DataFileBuilder& b, size_t i, const delta::Column& col,
   }
 }
 
-// Deletes staging folders older than the retention (left by failed audits or crashes).
-void clean_staging(const fs::path& table_root, std::chrono::seconds retention) {
+// A cycle's private folder under <table>/_staging/. While the cycle runs it holds an exclusive
+// flock on the folder's lock file; the kernel drops the lock when the process dies, so the
+// next cycle knows precisely which folders a crashed cycle left behind. Before the cycle moves
+// its files into the table it lists them in the folder's manifest: what a crash between
+// moving and committing leaves in the table is exactly that list minus what got committed.
+class StagingDir {
+ public:
+  static constexpr const char* kLock = ".lock";
+  static constexpr const char* kManifest = "placed";
+  static constexpr const char* kAuditFailed = "AUDIT_FAILED";
+
+  explicit StagingDir(fs::path path) : path_(std::move(path)) {}
+  ~StagingDir() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
+  }
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+
+  Status create() {
+    std::error_code ec;
+    fs::create_directories(path_, ec);
+    if (ec) return Status::error("creating " + path_.string() + ": " + ec.message());
+    fd_ = ::open((path_ / kLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+      return Status::error("locking " + (path_ / kLock).string());
+    return {};
+  }
+  const fs::path& path() const { return path_; }
+  Status write_manifest(const std::vector<fs::path>& relative) const {
+    std::string text;
+    for (const auto& r : relative) text += r.generic_string() + "\n";
+    return delta::replace_file(path_ / kManifest, text);
+  }
+  // Kept for inspection (deleted after the staging retention).
+  void mark_audit_failed() const { std::ofstream(path_ / kAuditFailed) << "see /health\n"; }
+  void remove() const {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// Cleans what earlier cycles left under <table>/_staging/: folders of failed audits after the
+// retention; folders of cycles that died (their lock is free) at once, together with the
+// files they had moved into the table but not committed.
+void clean_staging(const delta::DeltaLog& log, std::chrono::seconds retention) {
   std::error_code ec;
-  const fs::path staging = table_root / kStagingDir;
+  const fs::path staging = log.root() / kStagingDir;
   if (!fs::exists(staging, ec)) return;
   const auto cutoff = fs::file_time_type::clock::now() - retention;
-  for (const auto& entry : fs::directory_iterator(staging, ec))
-    if (entry.last_write_time(ec) < cutoff) fs::remove_all(entry.path(), ec);
+  for (const auto& entry : fs::directory_iterator(staging, ec)) {
+    const fs::path dir = entry.path();
+    if (fs::exists(dir / StagingDir::kAuditFailed, ec)) {
+      if (entry.last_write_time(ec) < cutoff) fs::remove_all(dir, ec);
+      continue;
+    }
+    const int fd = ::open((dir / StagingDir::kLock).c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      // No lock file: a folder being created right now, or one from before locks existed.
+      if (entry.last_write_time(ec) < cutoff) fs::remove_all(dir, ec);
+      continue;
+    }
+    const bool owner_gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (owner_gone) {
+      std::ifstream manifest(dir / StagingDir::kManifest);
+      std::vector<std::string> placed;
+      for (std::string line; std::getline(manifest, line);)
+        if (!line.empty()) placed.push_back(line);
+      Status s;
+      auto snap = placed.empty() ? std::nullopt : log.snapshot(std::nullopt, &s);
+      if (!placed.empty() && !snap) {
+        ::close(fd);
+        continue;  // the log cannot be read now: keep the evidence for the next cycle
+      }
+      std::set<std::string> live;
+      if (snap)
+        for (const auto& [path, add] : snap->files) live.insert(delta::decode_log_path(path));
+      for (const std::string& p : placed)
+        if (!live.count(p)) {
+          fs::remove(log.root() / p, ec);
+          log::info("delta_mirror", "",
+                    {{"table", log.root().filename().string()},
+                     {"deleted_uncommitted_file", p},
+                     {"why", "left by a mirror cycle that died before its commit"}});
+        }
+      fs::remove_all(dir, ec);
+    }
+    ::close(fd);
+  }
 }
 
 class TableCycle {
@@ -148,31 +237,41 @@ class TableCycle {
     report_.table = table.name;
   }
 
-  TableCycleReport run(int64_t* rows_read) {
-    clean_staging(log_.root(), options_.staging_retention);
+  // Write and audit: reads the Delta table and the snapshot, stages the changed partitions
+  // and audits them. true when there is something to commit (then publish() does it).
+  bool prepare(int64_t* rows_read) {
+    clean_staging(log_, options_.staging_retention);
     Status s;
     auto snap = log_.snapshot(std::nullopt, &s);
     if (!snap) return failed("reading the Delta log: " + s.message());
     if (auto done = snap->txn_version(options_.app_id); done && *done >= batch_seq_) {
       report_.outcome = TableCycleReport::Outcome::kAlreadyApplied;
       report_.version = snap->version;
-      return report_;
+      return false;
     }
     if (!fingerprint_source(rows_read, &s))
       return failed("reading " + table_.name + ": " + s.message());
-    const auto changed = changed_partitions(*snap);
-    if (changed.empty() && snap->version >= 0) return report_;  // kUnchanged
+    changed_ = changed_partitions(*snap);
+    if (changed_.empty() && snap->version >= 0) return false;  // kUnchanged
 
-    const fs::path staging = log_.root() / kStagingDir / delta::random_uuid();
-    std::vector<Staged> staged;
-    if (!stage(changed, staging, &staged, &s)) return failed("staging: " + s.message());
-    if (std::string problem = audit(changed, staging, staged); !problem.empty()) {
-      report_.outcome = TableCycleReport::Outcome::kAuditFailed;
-      report_.detail = problem + " (staged files kept in " + staging.string() + ")";
-      return report_;
-    }
-    return publish(changed, staging, staged);
+    staging_ = std::make_unique<StagingDir>(log_.root() / kStagingDir / delta::random_uuid());
+    if (s = staging_->create(); !s.ok()) return failed("staging: " + s.message());
+    if (!stage(&s)) return failed("staging: " + s.message());
+    if (std::string problem = audit(); !problem.empty()) return audit_failed(problem);
+    return true;
   }
+
+  // The audit of the whole snapshot failed (the conservation law): nothing is published.
+  void fail_audit(const std::string& problem) { audit_failed(problem); }
+
+  // Publish: moves the audited files into place and commits them; the staging folder goes.
+  TableCycleReport publish() {
+    TableCycleReport r = commit();
+    staging_->remove();
+    return r;
+  }
+
+  const TableCycleReport& report() const { return report_; }
 
  private:
   struct Staged {
@@ -181,10 +280,19 @@ class TableCycle {
     delta::WrittenFile file;
   };
 
-  TableCycleReport failed(std::string why) {
+  bool failed(std::string why) {
     report_.outcome = TableCycleReport::Outcome::kFailed;
     report_.detail = std::move(why);
-    return report_;
+    return false;
+  }
+  bool audit_failed(const std::string& problem) {
+    report_.outcome = TableCycleReport::Outcome::kAuditFailed;
+    report_.detail = problem;
+    if (staging_) {
+      staging_->mark_audit_failed();
+      report_.detail += " (staged files kept in " + staging_->path().string() + ")";
+    }
+    return false;
   }
 
   delta::PartitionValues partition_values(const std::string& value) const {
@@ -239,8 +347,10 @@ class TableCycle {
   }
 
   // Second pass over the same snapshot: the rows of the changed partitions, one file each.
-  bool stage(const std::set<std::string>& changed, const fs::path& staging,
-             std::vector<Staged>* out, Status* status) {
+  bool stage(Status* status) {
+    const std::set<std::string>& changed = changed_;
+    const fs::path& staging = staging_->path();
+    std::vector<Staged>* out = &staged_;
     storage::Statement st = db_.prepare(table_.select_sql, status);
     if (!st) return false;
     delta::DataFileBuilder builder(data_columns_);
@@ -290,8 +400,10 @@ class TableCycle {
   }
 
   // Reads the staged files back and checks them against the snapshot. "" when they pass.
-  std::string audit(const std::set<std::string>& changed, const fs::path& staging,
-                    const std::vector<Staged>& staged) {
+  std::string audit() {
+    const std::set<std::string>& changed = changed_;
+    const fs::path& staging = staging_->path();
+    const std::vector<Staged>& staged = staged_;
     std::map<std::string, int64_t> rows;
     std::set<std::string> keys;
     for (const Staged& f : staged) {
@@ -326,10 +438,17 @@ class TableCycle {
     return out;
   }
 
-  TableCycleReport publish(const std::set<std::string>& changed, const fs::path& staging,
-                           const std::vector<Staged>& staged) {
+  TableCycleReport commit() {
     // Move the audited files into their partition folders (same file system: atomic renames),
-    // then commit. A crash in between leaves unreferenced files only, which readers ignore.
+    // then commit. The manifest written first lets the next cycle delete what a crash in
+    // between leaves in the table (clean_staging).
+    const fs::path& staging = staging_->path();
+    std::vector<fs::path> relative;
+    for (const Staged& f : staged_) relative.push_back(f.relative);
+    if (Status s = staging_->write_manifest(relative); !s.ok()) {
+      failed("writing the staging manifest: " + s.message());
+      return report_;
+    }
     std::vector<fs::path> placed;
     std::error_code ec;
     delta::ReplacePartitions request;
@@ -337,12 +456,16 @@ class TableCycle {
     request.schema = table_.schema;
     request.txn = {options_.app_id, batch_seq_, 0};
     request.operation_parameters = {{"analyticsBatchSeq", std::to_string(batch_seq_)}};
+    request.log_retention = options_.log_retention;
     const int64_t now = util::now_ms();
-    for (const Staged& f : staged) {
+    for (const Staged& f : staged_) {
       const fs::path target = log_.root() / f.relative;
       fs::create_directories(target.parent_path(), ec);
       fs::rename(staging / f.relative, target, ec);
-      if (ec) return failed("moving " + f.relative.string() + " into place: " + ec.message());
+      if (ec) {
+        failed("moving " + f.relative.string() + " into place: " + ec.message());
+        return report_;
+      }
       placed.push_back(target);
       delta::AddFile add;
       add.path = uri_path(f.relative.generic_string());
@@ -354,22 +477,32 @@ class TableCycle {
       request.adds.push_back(std::move(add));
       report_.rows_written += f.file.rows;
     }
-    for (const std::string& part : changed) request.partitions.insert(partition_values(part));
-    fs::remove_all(staging, ec);
+    for (const std::string& part : changed_) request.partitions.insert(partition_values(part));
+    delta::crash_point("placed", table_.name);
 
     Status s;
     auto outcome = delta::replace_partitions(log_, request, &s);
-    if (!outcome) return failed("commit: " + s.message());
+    if (!outcome) {
+      // Whether the commit file exists is unknown only if the write itself failed; the next
+      // cycle's clean-up decides by the log which placed files to delete.
+      report_.rows_written = 0;
+      failed("commit: " + s.message());
+      return report_;
+    }
     report_.version = outcome->version;
     switch (outcome->kind) {
       case delta::ReplaceOutcome::Kind::kCommitted:
         report_.outcome = TableCycleReport::Outcome::kCommitted;
-        report_.partitions_replaced = static_cast<int64_t>(changed.size());
-        report_.files_added = static_cast<int64_t>(staged.size());
+        report_.partitions_replaced = static_cast<int64_t>(changed_.size());
+        report_.files_added = static_cast<int64_t>(staged_.size());
         report_.files_removed = outcome->removed_files;
-        report_.checkpointed = outcome->checkpointed;
-        if (!outcome->checkpoint_error.empty())
-          report_.detail = "checkpoint not written: " + outcome->checkpoint_error;
+        report_.checkpointed = outcome->follow_up.checkpointed;
+        report_.log_files_deleted = outcome->follow_up.log_files_deleted;
+        if (!outcome->follow_up.checkpoint_error.empty())
+          report_.detail = "checkpoint not written: " + outcome->follow_up.checkpoint_error;
+        if (!outcome->follow_up.cleanup_error.empty())
+          report_.detail = "log clean-up: " + outcome->follow_up.cleanup_error;
+        delta::crash_point("committed", table_.name);
         return report_;
       case delta::ReplaceOutcome::Kind::kAlreadyApplied:
         report_.outcome = TableCycleReport::Outcome::kAlreadyApplied;
@@ -393,8 +526,33 @@ class TableCycle {
   std::vector<delta::Column> data_columns_;
   bool partitioned_;
   std::map<std::string, PartitionState> source_;
+  std::set<std::string> changed_;
+  std::unique_ptr<StagingDir> staging_;
+  std::vector<Staged> staged_;
   TableCycleReport report_;
 };
+
+// The conservation law of the snapshot (docs/analytics_rules.md): every raw event the pipeline
+// took in is in exactly one of silver_events, duplicate_events_audit and quarantine_events.
+// Counted in the cycle's read transaction, so the mirrored tables are complete exactly when
+// it holds. "" when it does.
+std::string conservation_problem(storage::Db& db) {
+  Status s;
+  auto count = [&](const char* sql) {
+    return db.query_one(sql, [](const storage::Statement& st) { return st.int64(0); }, &s)
+        .value_or(-1);
+  };
+  const int64_t raw = count("SELECT value FROM pipeline_state WHERE key = 'raw_total'");
+  const int64_t silver = count("SELECT COUNT(*) FROM silver_events");
+  const int64_t duplicates = count("SELECT COUNT(*) FROM duplicate_events_audit");
+  const int64_t quarantine = count("SELECT COUNT(*) FROM quarantine_events");
+  if (!s.ok()) return "conservation law not checked: " + s.message();
+  if (raw < 0) return "";  // no batch yet: nothing was taken in
+  if (raw == silver + duplicates + quarantine) return "";
+  return "conservation law violated in the snapshot: raw " + std::to_string(raw) +
+         " != silver " + std::to_string(silver) + " + duplicates " + std::to_string(duplicates) +
+         " + quarantine " + std::to_string(quarantine);
+}
 
 }  // namespace
 
@@ -434,6 +592,7 @@ nlohmann::json to_json(const CycleReport& r) {
       j["files_removed"] = t.files_removed;
       j["rows_written"] = t.rows_written;
       j["checkpointed"] = t.checkpointed;
+      if (t.log_files_deleted > 0) j["log_files_deleted"] = t.log_files_deleted;
     }
     if (!t.detail.empty()) j["detail"] = t.detail;
     tables[t.table] = std::move(j);
@@ -473,16 +632,77 @@ std::optional<CycleReport> DeltaMirror::run_cycle(Status* status) {
     return std::nullopt;
   }
   report.snapshot_batch_seq = seq.value_or(0);
+  // Write and audit every table first, publish only when all of the snapshot passed: a
+  // violation of the conservation law means the snapshot itself is wrong, and no table of it
+  // is published.
+  std::vector<std::unique_ptr<TableCycle>> cycles;
+  std::vector<TableCycle*> ready;
   for (const MirroredTable& table : mirrored_tables()) {
-    TableCycle cycle(table, options_, *db, report.snapshot_batch_seq);
-    report.tables.push_back(cycle.run(&report.rows_read));
-    report.rows_written += report.tables.back().rows_written;
+    cycles.push_back(std::make_unique<TableCycle>(table, options_, *db, report.snapshot_batch_seq));
+    if (cycles.back()->prepare(&report.rows_read)) ready.push_back(cycles.back().get());
+  }
+  std::string conservation = ready.empty() ? "" : conservation_problem(*db);
+  if (options_.inject_conservation_violation && !ready.empty())
+    conservation = "conservation law violated in the snapshot (injected by a test)";
+  if (!ready.empty() && conservation.empty()) delta::crash_point("staged");
+  for (TableCycle* cycle : ready) {
+    if (conservation.empty())
+      cycle->publish();
+    else
+      cycle->fail_audit(conservation);
+  }
+  for (const auto& cycle : cycles) {
+    report.tables.push_back(cycle->report());
+    report.rows_written += cycle->report().rows_written;
   }
   db->rollback();  // read-only: nothing to keep
   report.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
           .count();
   return report;
+}
+
+std::optional<delta::DeltaLog> DeltaMirror::table(const DeltaMirrorOptions& options,
+                                                   const std::string& name, Status* status) {
+  std::string names;
+  for (const MirroredTable& t : mirrored_tables()) {
+    if (t.name == name) return delta::DeltaLog(options.root / name);
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  *status = Status::error("no mirrored table '" + name + "' (the tables: " + names + ")");
+  return std::nullopt;
+}
+
+nlohmann::json DeltaMirror::vacuum(const std::vector<std::string>& tables, bool dry_run) {
+  std::vector<std::string> names = tables;
+  if (names.empty())
+    for (const MirroredTable& t : mirrored_tables()) names.push_back(t.name);
+  nlohmann::json out = nlohmann::json::object();
+  delta::VacuumOptions v;
+  v.retention = options_.file_retention;
+  v.log_retention = options_.log_retention;
+  v.dry_run = dry_run;
+  for (const std::string& name : names) {
+    Status s;
+    auto log = table(options_, name, &s);
+    std::optional<delta::VacuumOutcome> done;
+    if (log && log->latest_version(&s).value_or(-1) < 0) {
+      out[name] = {{"skipped", "no Delta table yet"}};
+      continue;
+    }
+    if (log) done = delta::vacuum(*log, v, &s);
+    if (!done) {
+      out[name] = {{"error", s.message()}};
+      continue;
+    }
+    nlohmann::json j = {{"deleted_files", done->deleted.size()},
+                        {"deleted_bytes", done->bytes},
+                        {"deleted_directories", done->directories_deleted}};
+    if (dry_run) j["would_delete"] = done->deleted;
+    if (done->version >= 0) j["version"] = done->version;
+    out[name] = std::move(j);
+  }
+  return out;
 }
 
 DeltaMirrorWorker::DeltaMirrorWorker(DeltaMirrorOptions options, std::chrono::seconds interval,
@@ -507,10 +727,12 @@ void DeltaMirrorWorker::stop() {
 nlohmann::json DeltaMirrorWorker::health() const {
   std::lock_guard lock(mutex_);
   nlohmann::json j = {{"cycles", cycles_},
+                      {"vacuums", vacuums_},
                       {"failed_cycles", failed_cycles_},
                       {"audit_failures_total", audit_failures_},
                       {"interval_s", interval_.count()}};
   if (!last_cycle_.is_null()) j["last_cycle"] = last_cycle_;
+  if (!last_vacuum_.is_null()) j["last_vacuum"] = last_vacuum_;
   if (!tables_.empty()) j["tables"] = tables_;
   if (!alert_.empty()) j["alert"] = alert_;
   return j;
@@ -553,7 +775,29 @@ void DeltaMirrorWorker::run() {
       ++failed_cycles_;
       log::warn("delta_mirror", "", {{"alert", alert_}});
     }
+    lock.unlock();
+    vacuum_when_due();
+    lock.lock();
   }
+}
+
+// Vacuum is due when the marker file under the root is older than the interval (or absent):
+// a file, not a timer, so that restarts do not postpone it forever.
+void DeltaMirrorWorker::vacuum_when_due() {
+  const auto interval = mirror_.options().vacuum_interval;
+  if (interval.count() <= 0) return;
+  const fs::path marker = mirror_.options().root / "_last_vacuum";
+  std::error_code ec;
+  const auto last = fs::last_write_time(marker, ec);
+  if (!ec && last > fs::file_time_type::clock::now() - interval) return;
+  const nlohmann::json report = mirror_.vacuum({}, false);
+  std::ofstream(marker) << report.dump() << "\n";
+  std::lock_guard lock(mutex_);
+  ++vacuums_;
+  last_vacuum_ = report;
+  for (const auto& [table, r] : report.items())
+    if (r.contains("error"))
+      log::warn("delta_mirror", "", {{"table", table}, {"vacuum_error", r["error"].dump()}});
 }
 
 }  // namespace ocppgw::analytics

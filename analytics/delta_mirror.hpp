@@ -31,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "delta/log.hpp"
+#include "delta/maintenance.hpp"
 #include "util/status.hpp"
 
 namespace ocppgw::analytics {
@@ -43,8 +45,16 @@ struct DeltaMirrorOptions {
   int64_t rows_per_row_group = 64 * 1024;
   // Staged files of failed audits are kept this long for inspection, then deleted.
   std::chrono::seconds staging_retention{24 * 3600};
-  // Fault injection for tests: the first staged row of this table is written twice.
+  // Time travel reaches back at least this far; older log files are deleted after checkpoints.
+  std::chrono::milliseconds log_retention = delta::kDefaultLogRetention;
+  // Vacuum deletes data files removed this long ago (and files no commit names, this old).
+  std::chrono::milliseconds file_retention = delta::kDefaultFileRetention;
+  // The worker vacuums every table this often (0: never; `ocppgw delta vacuum` still can).
+  std::chrono::hours vacuum_interval{24};
+  // Fault injection for tests: the first staged row of this table is written twice; or the
+  // snapshot's conservation check fails.
   std::string inject_duplicate_row_in;
+  bool inject_conservation_violation = false;
 };
 
 struct TableCycleReport {
@@ -57,6 +67,7 @@ struct TableCycleReport {
   int64_t files_removed = 0;
   int64_t rows_written = 0;
   bool checkpointed = false;
+  int64_t log_files_deleted = 0;
   std::string detail;  // why it failed, or what the audit found
 };
 
@@ -78,6 +89,13 @@ class DeltaMirror {
   explicit DeltaMirror(DeltaMirrorOptions options);
   // nullopt: the snapshot could not be read at all (*status says why).
   std::optional<CycleReport> run_cycle(util::Status* status);
+  // Vacuums the named tables (every mirrored table when empty) with options().file_retention;
+  // a JSON report per table ({"deleted_files", "deleted_bytes", "version"} or {"error"}).
+  nlohmann::json vacuum(const std::vector<std::string>& tables, bool dry_run);
+  const DeltaMirrorOptions& options() const { return options_; }
+  // The Delta table of a mirrored table, or an error naming the mirrored tables.
+  static std::optional<delta::DeltaLog> table(const DeltaMirrorOptions& options,
+                                              const std::string& name, util::Status* status);
 
  private:
   DeltaMirrorOptions options_;
@@ -97,6 +115,7 @@ class DeltaMirrorWorker {
 
  private:
   void run();
+  void vacuum_when_due();
 
   DeltaMirror mirror_;
   std::chrono::seconds interval_;
@@ -106,11 +125,13 @@ class DeltaMirrorWorker {
   std::condition_variable wake_;
   bool stopping_ = false;
   nlohmann::json last_cycle_;
+  nlohmann::json last_vacuum_;
   // Per table across cycles: the last outcome and version, and when it last committed (a
   // cycle that finds a table unchanged does not commit it, so the last cycle alone cannot say).
   nlohmann::json tables_ = nlohmann::json::object();
   std::string alert_;
   int64_t cycles_ = 0;
+  int64_t vacuums_ = 0;
   int64_t audit_failures_ = 0;
   int64_t failed_cycles_ = 0;
 };

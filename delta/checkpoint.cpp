@@ -3,6 +3,7 @@
 // (the protocol's "Checkpoint Schema"; classic single-file naming, V1 spec).
 #include <arrow/api.h>
 #include <arrow/io/file.h>
+#include <parquet/arrow/reader.h>
 #include <parquet/arrow/writer.h>
 
 #include "delta/fs.hpp"
@@ -95,7 +96,81 @@ void put_map(arrow::ArrayBuilder& s, int i, const Map& values) {
   }
 }
 
+// One value of a checkpoint column as the JSON the same action has in a commit file, whatever
+// the writer's column order or extra fields (Spark's checkpoints have more than ours).
+nlohmann::json to_json(const arrow::Array& array, int64_t i) {
+  using nlohmann::json;
+  if (array.IsNull(i)) return nullptr;
+  switch (array.type_id()) {
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructArray&>(array);
+      json out = json::object();
+      for (int f = 0; f < s.num_fields(); ++f)
+        out[s.struct_type()->field(f)->name()] = to_json(*s.field(f), i);
+      return out;
+    }
+    case arrow::Type::MAP: {
+      const auto& m = static_cast<const arrow::MapArray&>(array);
+      json out = json::object();
+      for (int64_t k = m.value_offset(i); k < m.value_offset(i) + m.value_length(i); ++k)
+        out[to_json(*m.keys(), k).get<std::string>()] = to_json(*m.items(), k);
+      return out;
+    }
+    case arrow::Type::LIST: {
+      const auto& l = static_cast<const arrow::ListArray&>(array);
+      json out = json::array();
+      for (int64_t k = l.value_offset(i); k < l.value_offset(i) + l.value_length(i); ++k)
+        out.push_back(to_json(*l.values(), k));
+      return out;
+    }
+    case arrow::Type::STRING:
+      return std::string(static_cast<const arrow::StringArray&>(array).GetView(i));
+    case arrow::Type::LARGE_STRING:
+      return std::string(static_cast<const arrow::LargeStringArray&>(array).GetView(i));
+    case arrow::Type::BOOL:
+      return static_cast<const arrow::BooleanArray&>(array).Value(i);
+    case arrow::Type::INT32:
+      return static_cast<const arrow::Int32Array&>(array).Value(i);
+    case arrow::Type::INT64:
+      return static_cast<const arrow::Int64Array&>(array).Value(i);
+    default:
+      return nullptr;  // stats_parsed and other typed extras: not used by this writer
+  }
+}
+
 }  // namespace
+
+std::optional<Commit> DeltaLog::read_checkpoint(const std::vector<std::filesystem::path>& parts,
+                                                util::Status* status) const {
+  Commit actions;
+  for (const auto& part : parts) {
+    auto fail = [&](const arrow::Status& s) {
+      *status = util::Status::error("reading checkpoint " + part.string() + ": " + s.ToString());
+      return std::nullopt;
+    };
+    auto input = arrow::io::ReadableFile::Open(part.string());
+    if (!input.ok()) return fail(input.status());
+    auto reader = parquet::arrow::OpenFile(*input, arrow::default_memory_pool());
+    if (!reader.ok()) return fail(reader.status());
+    auto read = (*reader)->ReadTable();
+    if (!read.ok()) return fail(read.status());
+    const auto table = (*read)->CombineChunks();
+    if (!table.ok()) return fail(table.status());
+    try {
+      for (const char* kind : {"protocol", "metaData", "txn", "add", "remove"}) {
+        auto column = (*table)->GetColumnByName(kind);
+        if (!column || column->num_chunks() == 0) continue;
+        const arrow::Array& a = *column->chunk(0);
+        for (int64_t i = 0; i < a.length(); ++i)
+          if (!a.IsNull(i)) parse_action(kind, to_json(a, i), actions);
+      }
+    } catch (const nlohmann::json::exception& e) {
+      *status = util::Status::error("reading checkpoint " + part.string() + ": " + e.what());
+      return std::nullopt;
+    }
+  }
+  return actions;
+}
 
 util::Status DeltaLog::write_checkpoint(const Snapshot& snap) const {
   if (snap.version < 0 || !snap.metadata)
@@ -192,6 +267,7 @@ util::Status DeltaLog::write_checkpoint(const Snapshot& snap) const {
   std::error_code ec;
   std::filesystem::rename(tmp_path, final_path, ec);
   if (ec) return util::Status::error("checkpoint rename: " + ec.message());
+  crash_point("checkpoint_written");  // before _last_checkpoint points at it
   const auto bytes = std::filesystem::file_size(final_path, ec);
   const nlohmann::json last = {{"version", snap.version},
                                {"size", rows},

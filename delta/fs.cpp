@@ -2,9 +2,11 @@
 #include "delta/fs.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -120,6 +122,14 @@ std::string random_uuid() {
                 static_cast<unsigned>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFull));
   return buf;
+}
+
+void crash_point(std::string_view point, std::string_view detail) {
+  const char* wanted = std::getenv("OCPPGW_DELTA_CRASH_AT");
+  if (wanted == nullptr) return;
+  const std::string here =
+      detail.empty() ? std::string(point) : std::string(point) + ":" + std::string(detail);
+  if (here == wanted || point == wanted) ::kill(::getpid(), SIGKILL);
 }
 
 }  // namespace ocppgw::delta

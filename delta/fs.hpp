@@ -25,6 +25,12 @@ util::Status replace_file(const std::filesystem::path& path, std::string_view co
 
 std::string read_file(const std::filesystem::path& path, util::Status* status);
 
+// Fault injection for the crash-safety tests (tests/delta): when the environment variable
+// OCPPGW_DELTA_CRASH_AT names `point` (or `point:detail`, e.g. "committed:silver_events"), the
+// process kills itself with SIGKILL right here, as `kill -9` at that moment would. Unset in
+// production, where this is one getenv per call.
+void crash_point(std::string_view point, std::string_view detail = {});
+
 // A random (version 4) UUID, for table ids and data file names.
 std::string random_uuid();
 

@@ -6,6 +6,7 @@
 // one table at the same time (the file system arbitrates).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -87,6 +88,32 @@ struct Snapshot {
 // Every action of a commit file, one JSON document per line.
 std::string serialize_commit(const Commit& commit);
 std::optional<Commit> parse_commit(const std::string& text, util::Status* status);
+// Adds one action (its name and body, as on a commit file's line) to `commit`; throws
+// nlohmann::json::exception when a required field is missing. Commit files and checkpoints
+// (whose rows are converted to the same JSON) share it.
+void parse_action(const std::string& kind, const nlohmann::json& action, Commit& commit);
+
+// A checkpoint is written after every commit whose version is a multiple of this.
+inline constexpr int64_t kCheckpointInterval = 10;
+// Delta's default `delta.logRetentionDuration`: time travel reaches back at least this far.
+inline constexpr std::chrono::hours kDefaultLogRetention{30 * 24};
+
+// The files of the log folder, by version. A multi-part checkpoint is listed only when all its
+// parts are present.
+struct LogListing {
+  std::map<int64_t, std::filesystem::path> commits;
+  std::map<int64_t, std::vector<std::filesystem::path>> checkpoints;
+  std::vector<std::filesystem::path> temporary;  // leftovers of interrupted writes (hidden)
+};
+
+// What follows a commit: the checkpoint when one is due, then the clean-up of expired log files.
+// Neither can lose the commit, so a failure is reported rather than returned as an error.
+struct CommitFollowUp {
+  bool checkpointed = false;
+  std::string checkpoint_error;
+  int64_t log_files_deleted = 0;
+  std::string cleanup_error;
+};
 
 class DeltaLog {
  public:
@@ -98,8 +125,13 @@ class DeltaLog {
 
   // The newest version whose commit file exists, -1 when none.
   std::optional<int64_t> latest_version(util::Status* status) const;
-  // The snapshot at `version` (the newest when nullopt).
+  std::optional<LogListing> list(util::Status* status) const;
+  // The snapshot at `version` (the newest when nullopt): the newest complete checkpoint at or
+  // below it, then the JSON commits after that checkpoint. A version whose log was cleaned up
+  // (older than the log retention) is an error that says so.
   std::optional<Snapshot> snapshot(std::optional<int64_t> version, util::Status* status) const;
+  // The oldest version that can still be reconstructed (-1: no table).
+  std::optional<int64_t> oldest_version(util::Status* status) const;
   std::optional<Commit> read_commit(int64_t version, util::Status* status) const;
 
   enum class CommitResult { kCommitted, kVersionTaken, kFailed };
@@ -109,6 +141,20 @@ class DeltaLog {
   // Writes the checkpoint of `snapshot` (a Parquet file through Arrow) and then points
   // _last_checkpoint at it. Readers fall back to the JSON commits while either is missing.
   util::Status write_checkpoint(const Snapshot& snapshot) const;
+  // The actions of a checkpoint (all its parts), as one commit.
+  std::optional<Commit> read_checkpoint(const std::vector<std::filesystem::path>& parts,
+                                        util::Status* status) const;
+
+  // Deletes the commits and checkpoints every kept version can do without: those below the
+  // newest checkpoint whose predecessors are all older than `retention`, oldest first, so a
+  // crash in between leaves a log that still starts at a checkpoint. Also deletes temporary
+  // files of interrupted writes older than an hour. Returns the number of files deleted.
+  std::optional<int64_t> cleanup_expired_logs(std::chrono::milliseconds retention,
+                                              util::Status* status) const;
+
+  // Called by every writer after it committed `after` (the snapshot at the new version):
+  // checkpoint when due, then cleanup_expired_logs.
+  CommitFollowUp follow_up(const Snapshot& after, std::chrono::milliseconds log_retention) const;
 
  private:
   std::filesystem::path root_;

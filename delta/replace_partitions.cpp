@@ -93,14 +93,9 @@ std::optional<ReplaceOutcome> replace_partitions(const DeltaLog& log, const Repl
     if (result == DeltaLog::CommitResult::kCommitted) {
       out.kind = ReplaceOutcome::Kind::kCommitted;
       out.version = version;
-      if (version > 0 && version % kCheckpointInterval == 0) {
-        snap->apply(commit);
-        snap->version = version;
-        // A failed checkpoint loses nothing: the JSON commits are complete without it.
-        const util::Status cs = log.write_checkpoint(*snap);
-        out.checkpointed = cs.ok();
-        if (!cs.ok()) out.checkpoint_error = cs.message();
-      }
+      snap->apply(commit);
+      snap->version = version;
+      out.follow_up = log.follow_up(*snap, r.log_retention);
       return out;
     }
     // Lost the race for `version`: look at what the winners committed.

@@ -11,6 +11,7 @@
 // again on top of the new version.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -26,9 +27,6 @@
 
 namespace ocppgw::delta {
 
-// A checkpoint is written after every commit whose version is a multiple of this.
-inline constexpr int64_t kCheckpointInterval = 10;
-
 struct ReplacePartitions {
   std::string table_name;
   TableSchema schema;
@@ -39,6 +37,7 @@ struct ReplacePartitions {
   Txn txn;
   nlohmann::json operation_parameters = nlohmann::json::object();
   int max_attempts = 10;
+  std::chrono::milliseconds log_retention = kDefaultLogRetention;
   // Called on each attempt after the snapshot is read and before the commit is tried: where
   // another writer's commit can land. Tests use it to race deterministically; null otherwise.
   std::function<void(int64_t next_version)> before_commit;
@@ -49,9 +48,7 @@ struct ReplaceOutcome {
   int64_t version = -1;  // the version committed, or the one found to hold our txn
   int64_t removed_files = 0;
   int attempts = 0;
-  bool checkpointed = false;
-  // Why the checkpoint due at this version was not written (the commit stands without it).
-  std::string checkpoint_error;
+  CommitFollowUp follow_up;  // checkpoint and log clean-up after the commit
 };
 
 std::optional<ReplaceOutcome> replace_partitions(const DeltaLog& log,

@@ -195,9 +195,7 @@ class DeltaMirrorComponent : public Component {
   Status start(App& app) override {
     const Config& c = app.config();
     if (c.delta_interval_s <= 0) return {};
-    analytics::DeltaMirrorOptions options;
-    options.analytics_db_path = c.analytics_db_path();
-    options.root = c.delta_root_path();
+    const analytics::DeltaMirrorOptions options = delta_mirror_options(c);
     // Nice'd like the analytics worker: the ack path comes first under contention.
     worker_ = std::make_unique<analytics::DeltaMirrorWorker>(
         options, std::chrono::seconds(c.delta_interval_s), 10);
@@ -214,6 +212,16 @@ class DeltaMirrorComponent : public Component {
 };
 
 }  // namespace
+
+analytics::DeltaMirrorOptions delta_mirror_options(const Config& c) {
+  analytics::DeltaMirrorOptions options;
+  options.analytics_db_path = c.analytics_db_path();
+  options.root = c.delta_root_path();
+  options.log_retention = std::chrono::hours(c.delta_log_retention_h);
+  options.file_retention = std::chrono::hours(c.delta_file_retention_h);
+  options.vacuum_interval = std::chrono::hours(c.delta_vacuum_interval_h);
+  return options;
+}
 
 std::unique_ptr<Component> make_delta_mirror_component() {
   return std::make_unique<DeltaMirrorComponent>();

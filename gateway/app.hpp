@@ -21,6 +21,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "analytics/delta_mirror.hpp"
 #include "csms/event_sink.hpp"
 #include "csms/sqlite_csms_state.hpp"
 #include "gateway/config.hpp"
@@ -160,5 +161,7 @@ std::unique_ptr<Component> make_kafka_component();
 std::unique_ptr<Component> make_analytics_component();
 // The Delta Lake mirror (analytics/delta_mirror.hpp), when delta_interval > 0.
 std::unique_ptr<Component> make_delta_mirror_component();
+// The mirror's settings from the configuration (the gateway's worker and `ocppgw delta` share them).
+analytics::DeltaMirrorOptions delta_mirror_options(const Config& config);
 
 }  // namespace ocppgw::gateway

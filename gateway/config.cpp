@@ -249,6 +249,18 @@ void add_storage_options(std::vector<OptionSpec>& s) {
   s.push_back(number_opt("delta_interval",
                          "Seconds between Delta mirror cycles; 0: only on `ocppgw delta sync`",
                          &Config::delta_interval_s, 0, 86400));
+  s.push_back(number_opt("delta_log_retention_hours",
+                         "Hours of Delta history kept readable (time travel); older log files "
+                         "are deleted after checkpoints",
+                         &Config::delta_log_retention_h, 1, 24 * 3650));
+  s.push_back(number_opt("delta_file_retention_hours",
+                         "Hours a data file removed from a Delta table is kept before vacuum "
+                         "deletes it",
+                         &Config::delta_file_retention_h, 1, 24 * 3650));
+  s.push_back(number_opt("delta_vacuum_interval_hours",
+                         "Hours between the mirror's vacuums of its Delta tables; 0: only "
+                         "`ocppgw delta vacuum`",
+                         &Config::delta_vacuum_interval_h, 0, 24 * 365));
 }
 
 // The heartbeat interval handed out at boot, and how strictly frames are checked, globally and

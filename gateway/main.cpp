@@ -83,13 +83,8 @@ int main(int argc, char** argv) {
     env.analytics.path = c.analytics_db_path();
     return env;
   });
-  ocppgw::analytics::add_delta_commands(cli, [&] {
-    const Config& c = config();
-    ocppgw::analytics::DeltaMirrorOptions options;
-    options.analytics_db_path = c.analytics_db_path();
-    options.root = c.delta_root_path();
-    return options;
-  });
+  ocppgw::analytics::add_delta_commands(
+      cli, [&] { return ocppgw::gateway::delta_mirror_options(config()); });
   // Further subcommands register here, the same way.
   cli.require_subcommand(0, 1);
 

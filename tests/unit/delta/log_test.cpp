@@ -121,5 +121,81 @@ TEST(DeltaLog, CheckpointHoldsOneRowPerActionAndLastCheckpointPointsAtIt) {
   EXPECT_EQ(last["numOfAddFiles"], 1);
 }
 
+// Sets a file's modification time `age` into the past (the clean-up decides by it).
+void age(const std::filesystem::path& p, std::chrono::hours age) {
+  std::filesystem::last_write_time(p, std::filesystem::file_time_type::clock::now() - age);
+}
+
+// Versions 0..n-1, each adding one file; a checkpoint at every 10th.
+void commit_versions(const DeltaLog& log, int n) {
+  util::Status s;
+  for (int v = 0; v < n; ++v) {
+    Commit c = v == 0 ? sample_commit() : Commit{};
+    c.adds = {{"f" + std::to_string(v) + ".parquet", {}, 1, 1, true, "", {{"v", "x"}}}};
+    c.txns = {{"app", v, 0}};
+    ASSERT_EQ(log.try_commit(v, c, &s), DeltaLog::CommitResult::kCommitted) << s.message();
+    auto snap = log.snapshot(std::nullopt, &s);
+    ASSERT_TRUE(snap) << s.message();
+    log.follow_up(*snap, std::chrono::hours(1000));
+  }
+}
+
+TEST(DeltaLog, SnapshotStartsFromTheCheckpointAndEqualsTheFullReplay) {
+  testing::TempDir dir;
+  DeltaLog log(dir.path() / "t");
+  commit_versions(log, 13);
+  util::Status s;
+  const auto full = log.snapshot(std::nullopt, &s);
+  ASSERT_TRUE(full) << s.message();
+  ASSERT_TRUE(std::filesystem::exists(log.log_dir() / (version_name(10) + ".checkpoint.parquet")));
+  // With the commits the checkpoint covers gone, the same snapshot comes from the checkpoint.
+  for (int v = 0; v <= 9; ++v) std::filesystem::remove(log.commit_path(v));
+  const auto from_cp = log.snapshot(std::nullopt, &s);
+  ASSERT_TRUE(from_cp) << s.message();
+  EXPECT_EQ(from_cp->version, 12);
+  ASSERT_EQ(from_cp->files.size(), full->files.size());
+  for (const auto& [path, f] : full->files) {
+    ASSERT_TRUE(from_cp->files.count(path)) << path;
+    EXPECT_EQ(from_cp->files.at(path).tags, f.tags);
+    EXPECT_EQ(from_cp->files.at(path).partition_values, f.partition_values);
+  }
+  EXPECT_EQ(from_cp->tombstones.size(), full->tombstones.size());
+  EXPECT_EQ(from_cp->txn_version("app"), 12);
+  ASSERT_TRUE(from_cp->metadata);
+  EXPECT_EQ(from_cp->metadata->schema_string, full->metadata->schema_string);
+  EXPECT_EQ(from_cp->metadata->partition_columns, full->metadata->partition_columns);
+  // A version before the checkpoint is gone with its commits, and the error says so.
+  EXPECT_FALSE(log.snapshot(5, &s));
+  EXPECT_NE(s.message().find("gone"), std::string::npos) << s.message();
+  s = {};
+  EXPECT_EQ(log.oldest_version(&s), 10);
+}
+
+TEST(DeltaLog, CleanupDeletesOnlyWhatNoVersionWithinTheRetentionNeeds) {
+  testing::TempDir dir;
+  DeltaLog log(dir.path() / "t");
+  commit_versions(log, 25);  // checkpoints at 10 and 20
+  util::Status s;
+  // Versions 0..14 are old; 15.. are recent. Only a checkpoint below which every commit is
+  // expired may become the log's start: 10 (20 has recent commits below it).
+  for (int v = 0; v <= 14; ++v) age(log.commit_path(v), std::chrono::hours(48));
+  auto deleted = log.cleanup_expired_logs(std::chrono::hours(24), &s);
+  ASSERT_TRUE(deleted) << s.message();
+  EXPECT_EQ(*deleted, 10);  // commits 0..9 (no checkpoint below 10)
+  EXPECT_FALSE(std::filesystem::exists(log.commit_path(9)));
+  EXPECT_TRUE(std::filesystem::exists(log.commit_path(10)));
+  EXPECT_EQ(log.oldest_version(&s), 10);
+  for (int v = 10; v <= 24; ++v) EXPECT_TRUE(log.snapshot(v, &s)) << v << ": " << s.message();
+  // Once 10..19 are old too, 20 becomes the start.
+  for (int v = 15; v <= 19; ++v) age(log.commit_path(v), std::chrono::hours(48));
+  deleted = log.cleanup_expired_logs(std::chrono::hours(24), &s);
+  ASSERT_TRUE(deleted) << s.message();
+  EXPECT_EQ(*deleted, 11);  // commits 10..19 and the checkpoint of 10
+  EXPECT_EQ(log.oldest_version(&s), 20);
+  auto snap = log.snapshot(std::nullopt, &s);
+  ASSERT_TRUE(snap) << s.message();
+  EXPECT_EQ(snap->files.size(), 25u) << "one file per version";
+}
+
 }  // namespace
 }  // namespace ocppgw::delta

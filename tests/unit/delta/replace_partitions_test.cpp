@@ -119,7 +119,7 @@ TEST(ReplacePartitions, CheckpointEveryTenCommits) {
   for (int64_t v = 1; v <= 12; ++v) {
     auto out = replace_partitions(log, replace({"2026-01-01"}, "m", v), &s);
     ASSERT_TRUE(out) << s.message();
-    EXPECT_EQ(out->checkpointed, out->version == 10) << "version " << out->version;
+    EXPECT_EQ(out->follow_up.checkpointed, out->version == 10) << "version " << out->version;
   }
   EXPECT_TRUE(std::filesystem::exists(log.log_dir() / (version_name(10) + ".checkpoint.parquet")));
   EXPECT_FALSE(std::filesystem::exists(log.log_dir() / (version_name(0) + ".checkpoint.parquet")));
