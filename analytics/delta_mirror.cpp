@@ -478,7 +478,7 @@ class TableCycle {
       report_.rows_written += f.file.rows;
     }
     for (const std::string& part : changed_) request.partitions.insert(partition_values(part));
-    delta::crash_point("placed", table_.name);
+    delta::fault_point("placed", table_.name);
 
     Status s;
     auto outcome = delta::replace_partitions(log_, request, &s);
@@ -502,7 +502,7 @@ class TableCycle {
           report_.detail = "checkpoint not written: " + outcome->follow_up.checkpoint_error;
         if (!outcome->follow_up.cleanup_error.empty())
           report_.detail = "log clean-up: " + outcome->follow_up.cleanup_error;
-        delta::crash_point("committed", table_.name);
+        delta::fault_point("committed", table_.name);
         return report_;
       case delta::ReplaceOutcome::Kind::kAlreadyApplied:
         report_.outcome = TableCycleReport::Outcome::kAlreadyApplied;
@@ -644,7 +644,7 @@ std::optional<CycleReport> DeltaMirror::run_cycle(Status* status) {
   std::string conservation = ready.empty() ? "" : conservation_problem(*db);
   if (options_.inject_conservation_violation && !ready.empty())
     conservation = "conservation law violated in the snapshot (injected by a test)";
-  if (!ready.empty() && conservation.empty()) delta::crash_point("staged");
+  if (!ready.empty() && conservation.empty()) delta::fault_point("staged");
   for (TableCycle* cycle : ready) {
     if (conservation.empty())
       cycle->publish();
@@ -781,15 +781,20 @@ void DeltaMirrorWorker::run() {
   }
 }
 
-// Vacuum is due when the marker file under the root is older than the interval (or absent):
-// a file, not a timer, so that restarts do not postpone it forever.
+// Vacuum is due when the marker file under the root (written by the last vacuum, or by the
+// first cycle) is older than the interval: a file, not a timer, so that restarts do not
+// postpone it forever.
 void DeltaMirrorWorker::vacuum_when_due() {
   const auto interval = mirror_.options().vacuum_interval;
   if (interval.count() <= 0) return;
   const fs::path marker = mirror_.options().root / "_last_vacuum";
   std::error_code ec;
   const auto last = fs::last_write_time(marker, ec);
-  if (!ec && last > fs::file_time_type::clock::now() - interval) return;
+  if (ec) {  // the first run: the tables are new, the first vacuum is one interval away
+    std::ofstream(marker) << "{}\n";
+    return;
+  }
+  if (last > fs::file_time_type::clock::now() - interval) return;
   const nlohmann::json report = mirror_.vacuum({}, false);
   std::ofstream(marker) << report.dump() << "\n";
   std::lock_guard lock(mutex_);

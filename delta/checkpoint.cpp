@@ -267,7 +267,7 @@ util::Status DeltaLog::write_checkpoint(const Snapshot& snap) const {
   std::error_code ec;
   std::filesystem::rename(tmp_path, final_path, ec);
   if (ec) return util::Status::error("checkpoint rename: " + ec.message());
-  crash_point("checkpoint_written");  // before _last_checkpoint points at it
+  fault_point("checkpoint_written");  // before _last_checkpoint points at it
   const auto bytes = std::filesystem::file_size(final_path, ec);
   const nlohmann::json last = {{"version", snap.version},
                                {"size", rows},

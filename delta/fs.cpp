@@ -124,12 +124,20 @@ std::string random_uuid() {
   return buf;
 }
 
-void crash_point(std::string_view point, std::string_view detail) {
-  const char* wanted = std::getenv("OCPPGW_DELTA_CRASH_AT");
-  if (wanted == nullptr) return;
+void fault_point(std::string_view point, std::string_view detail) {
+  const char* crash = std::getenv("OCPPGW_DELTA_CRASH_AT");
+  const char* pause = std::getenv("OCPPGW_DELTA_PAUSE_AT");
+  if (crash == nullptr && pause == nullptr) return;
   const std::string here =
       detail.empty() ? std::string(point) : std::string(point) + ":" + std::string(detail);
-  if (here == wanted || point == wanted) ::kill(::getpid(), SIGKILL);
+  auto matches = [&](std::string_view wanted) { return wanted == here || wanted == point; };
+  if (crash != nullptr && matches(crash)) ::kill(::getpid(), SIGKILL);
+  if (pause != nullptr) {
+    const std::string_view spec(pause);
+    const size_t eq = spec.rfind('=');
+    if (eq != std::string_view::npos && matches(spec.substr(0, eq)))
+      ::usleep(static_cast<useconds_t>(std::atoi(pause + eq + 1)) * 1000);
+  }
 }
 
 }  // namespace ocppgw::delta

@@ -25,11 +25,12 @@ util::Status replace_file(const std::filesystem::path& path, std::string_view co
 
 std::string read_file(const std::filesystem::path& path, util::Status* status);
 
-// Fault injection for the crash-safety tests (tests/delta): when the environment variable
-// OCPPGW_DELTA_CRASH_AT names `point` (or `point:detail`, e.g. "committed:silver_events"), the
-// process kills itself with SIGKILL right here, as `kill -9` at that moment would. Unset in
-// production, where this is one getenv per call.
-void crash_point(std::string_view point, std::string_view detail = {});
+// Fault injection for the crash-safety and race tests (tests/delta). When the environment
+// variable OCPPGW_DELTA_CRASH_AT names `point` (or `point:detail`, e.g.
+// "committed:silver_events"), the process kills itself with SIGKILL right here, as `kill -9` at
+// that moment would. OCPPGW_DELTA_PAUSE_AT="point[:detail]=milliseconds" sleeps here instead, so
+// that two processes meet at the same step. Unset in production: two getenv calls.
+void fault_point(std::string_view point, std::string_view detail = {});
 
 // A random (version 4) UUID, for table ids and data file names.
 std::string random_uuid();

@@ -88,6 +88,7 @@ std::optional<ReplaceOutcome> replace_partitions(const DeltaLog& log, const Repl
     const Commit commit = prepare(r, *snap, now, &out.removed_files);
     const int64_t version = snap->version + 1;
     if (r.before_commit) r.before_commit(version);
+    fault_point("before_commit", r.table_name);
     const auto result = log.try_commit(version, commit, status);
     if (result == DeltaLog::CommitResult::kFailed) return std::nullopt;
     if (result == DeltaLog::CommitResult::kCommitted) {

@@ -24,6 +24,8 @@ using ocppgw::gateway::Config;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Log lines go to stderr from the start: subcommands print their results (JSON) on stdout.
+  ocppgw::log::init("info", "text");
   CLI::App cli{
       "ocppgw: OCPP 1.6J / 2.0.1 central-system gateway. Charge points connect to "
       "ws://<listen>/ocpp/{chargePointId} or wss://<tls_listen>/ocpp/{chargePointId} (security "

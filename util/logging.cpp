@@ -61,6 +61,7 @@ std::string bounded(std::string_view v) {
 }  // namespace
 
 void init(std::string_view level, std::string_view format) {
+  spdlog::drop("ocppgw");  // init may run twice: with defaults first, then with the config
   auto logger = spdlog::stderr_logger_mt("ocppgw");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(std::string(level)));
