@@ -83,8 +83,9 @@ void add_delta_commands(CLI::App& app, std::function<DeltaMirrorOptions()> env) 
   });
 
   auto* vacuum = delta->add_subcommand(
-      "vacuum", "Delete data files no version within the retention needs, and files no commit "
-                "names (left by a crashed writer)");
+      "vacuum",
+      "Delete data files no version within the retention needs, and files no commit "
+      "names (left by a crashed writer)");
   auto tables = std::make_shared<std::vector<std::string>>();
   auto retain = std::make_shared<int64_t>(-1);
   auto dry_run = std::make_shared<bool>(false);
@@ -104,14 +105,13 @@ void add_delta_commands(CLI::App& app, std::function<DeltaMirrorOptions()> env) 
       // The retention protects readers of older versions and writers between placing their
       // files and committing them; going below the configured one needs saying so.
       if (wanted < options.file_retention && !*force)
-        throw CLI::RuntimeError(
-            "delta vacuum: --retain-hours " + std::to_string(*retain) +
-                " is below delta_file_retention_hours (" +
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::hours>(options.file_retention)
-                        .count()) +
-                "); add --force if no reader or writer needs those files",
-            2);
+        throw CLI::RuntimeError("delta vacuum: --retain-hours " + std::to_string(*retain) +
+                                    " is below delta_file_retention_hours (" +
+                                    std::to_string(std::chrono::duration_cast<std::chrono::hours>(
+                                                       options.file_retention)
+                                                       .count()) +
+                                    "); add --force if no reader or writer needs those files",
+                                2);
       options.file_retention = wanted;
     }
     const nlohmann::json report = DeltaMirror(options).vacuum(*tables, *dry_run);

@@ -539,7 +539,9 @@ class TableCycle {
 std::string conservation_problem(storage::Db& db) {
   Status s;
   auto count = [&](const char* sql) {
-    return db.query_one(sql, [](const storage::Statement& st) { return st.int64(0); }, &s)
+    return db
+        .query_one(
+            sql, [](const storage::Statement& st) { return st.int64(0); }, &s)
         .value_or(-1);
   };
   const int64_t raw = count("SELECT value FROM pipeline_state WHERE key = 'raw_total'");
@@ -549,9 +551,9 @@ std::string conservation_problem(storage::Db& db) {
   if (!s.ok()) return "conservation law not checked: " + s.message();
   if (raw < 0) return "";  // no batch yet: nothing was taken in
   if (raw == silver + duplicates + quarantine) return "";
-  return "conservation law violated in the snapshot: raw " + std::to_string(raw) +
-         " != silver " + std::to_string(silver) + " + duplicates " + std::to_string(duplicates) +
-         " + quarantine " + std::to_string(quarantine);
+  return "conservation law violated in the snapshot: raw " + std::to_string(raw) + " != silver " +
+         std::to_string(silver) + " + duplicates " + std::to_string(duplicates) + " + quarantine " +
+         std::to_string(quarantine);
 }
 
 }  // namespace
@@ -663,7 +665,7 @@ std::optional<CycleReport> DeltaMirror::run_cycle(Status* status) {
 }
 
 std::optional<delta::DeltaLog> DeltaMirror::table(const DeltaMirrorOptions& options,
-                                                   const std::string& name, Status* status) {
+                                                  const std::string& name, Status* status) {
   std::string names;
   for (const MirroredTable& t : mirrored_tables()) {
     if (t.name == name) return delta::DeltaLog(options.root / name);

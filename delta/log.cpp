@@ -363,8 +363,7 @@ std::optional<int64_t> DeltaLog::cleanup_expired_logs(std::chrono::milliseconds 
   }
   // No writer takes an hour over one file: older hidden files are leftovers of a crash.
   for (const auto& tmp : listing->temporary)
-    if (std::filesystem::last_write_time(tmp, ec) < now - std::chrono::hours(1) && !ec)
-      remove(tmp);
+    if (std::filesystem::last_write_time(tmp, ec) < now - std::chrono::hours(1) && !ec) remove(tmp);
   return deleted;
 }
 

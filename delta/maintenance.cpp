@@ -42,8 +42,10 @@ std::optional<Committed> commit_on_top(
       return Committed{std::move(*snap)};
     }
   }
-  *status = util::Status::error("gave up after 10 attempts: other writers keep taking the next "
-                                "version of " + log.root().string());
+  *status = util::Status::error(
+      "gave up after 10 attempts: other writers keep taking the next "
+      "version of " +
+      log.root().string());
   return std::nullopt;
 }
 
@@ -53,12 +55,9 @@ nlohmann::json commit_info(const char* operation, nlohmann::json parameters,
   for (auto* j : {&parameters, &metrics})
     for (auto& [k, v] : j->items())
       if (!v.is_string()) v = v.dump();
-  return {{"timestamp", util::now_ms()},
-          {"operation", operation},
-          {"operationParameters", parameters},
-          {"operationMetrics", metrics},
-          {"isBlindAppend", false},
-          {"engineInfo", "ocppgw-delta"}};
+  return {
+      {"timestamp", util::now_ms()}, {"operation", operation}, {"operationParameters", parameters},
+      {"operationMetrics", metrics}, {"isBlindAppend", false}, {"engineInfo", "ocppgw-delta"}};
 }
 
 int hex_value(char c) {
@@ -117,9 +116,9 @@ std::optional<RestoreOutcome> restore(const DeltaLog& log, int64_t version,
   for (const auto& [path, add] : old->files) {
     std::error_code ec;
     if (!fs::exists(log.root() / decode_log_path(path), ec)) {
-      *status = util::Status::error("cannot restore version " + std::to_string(version) +
-                                    ": its file " + path +
-                                    " is gone (vacuumed after the retention period)");
+      *status =
+          util::Status::error("cannot restore version " + std::to_string(version) + ": its file " +
+                              path + " is gone (vacuumed after the retention period)");
       return std::nullopt;
     }
   }
@@ -195,9 +194,8 @@ std::optional<VacuumOutcome> vacuum(const DeltaLog& log, const VacuumOptions& op
     auto tomb = removed_at.find(relative);
     // A removed file: by when it was removed. A file no commit names: by when it was written
     // (a writer between placing its files and committing them must not lose them).
-    const bool expired = tomb != removed_at.end()
-                             ? tomb->second < cutoff_ms
-                             : it->last_write_time(ec) < cutoff_mtime;
+    const bool expired = tomb != removed_at.end() ? tomb->second < cutoff_ms
+                                                  : it->last_write_time(ec) < cutoff_mtime;
     if (!expired || ec) continue;
     const auto size = it->file_size(ec);
     if (!options.dry_run && !fs::remove(it->path(), ec)) continue;
@@ -217,10 +215,9 @@ std::optional<VacuumOutcome> vacuum(const DeltaLog& log, const VacuumOptions& op
       log,
       [&](const Snapshot&) -> std::optional<Commit> {
         Commit c;
-        c.commit_info = commit_info(
-            "VACUUM END", {{"status", "COMPLETED"}},
-            {{"numDeletedFiles", static_cast<int64_t>(out.deleted.size())},
-             {"numVacuumedDirectories", out.directories_deleted}});
+        c.commit_info = commit_info("VACUUM END", {{"status", "COMPLETED"}},
+                                    {{"numDeletedFiles", static_cast<int64_t>(out.deleted.size())},
+                                     {"numVacuumedDirectories", out.directories_deleted}});
         c.commit_info["operationParameters"]["retentionHours"] = std::to_string(
             std::chrono::duration_cast<std::chrono::hours>(options.retention).count());
         return c;

@@ -161,7 +161,8 @@ std::unique_ptr<Component> make_kafka_component();
 std::unique_ptr<Component> make_analytics_component();
 // The Delta Lake mirror (analytics/delta_mirror.hpp), when delta_interval > 0.
 std::unique_ptr<Component> make_delta_mirror_component();
-// The mirror's settings from the configuration (the gateway's worker and `ocppgw delta` share them).
+// The mirror's settings from the configuration (the gateway's worker and `ocppgw delta` share
+// them).
 analytics::DeltaMirrorOptions delta_mirror_options(const Config& config);
 
 }  // namespace ocppgw::gateway

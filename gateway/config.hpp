@@ -76,12 +76,12 @@ struct Config {
   std::map<std::string, std::string> kafka_settings;
   int heartbeat_interval_s = 300;
   // The Delta Lake mirror of the analytics tables (docs/delta.md).
-  std::string delta_root;        // empty: <data_dir>/delta
-  int delta_interval_s = 60;     // seconds between mirror cycles; 0: only `ocppgw delta sync`
-  int delta_log_retention_h = 30 * 24;   // time travel reaches back this far
-  int delta_file_retention_h = 7 * 24;   // vacuum keeps removed files this long
-  int delta_vacuum_interval_h = 24;      // the mirror vacuums its tables this often; 0: never
-  int csms_call_timeout_s = 30;  // a CSMS->charge point call unanswered this long: HTTP 504
+  std::string delta_root;     // empty: <data_dir>/delta
+  int delta_interval_s = 60;  // seconds between mirror cycles; 0: only `ocppgw delta sync`
+  int delta_log_retention_h = 30 * 24;  // time travel reaches back this far
+  int delta_file_retention_h = 7 * 24;  // vacuum keeps removed files this long
+  int delta_vacuum_interval_h = 24;     // the mirror vacuums its tables this often; 0: never
+  int csms_call_timeout_s = 30;         // a CSMS->charge point call unanswered this long: HTTP 504
   rpc::ValidationMode validation_mode = rpc::ValidationMode::Strict;
   std::string unknown_charge_points = "Accepted";  // Accepted | Pending | Rejected
   std::string unknown_tokens = "Invalid";          // Accepted | Invalid

@@ -122,8 +122,8 @@ TEST_F(Maintenance, VacuumDeletesExpiredRemovedAndOrphanFilesOnly) {
   auto done = vacuum(log_, VacuumOptions{}, &s);
   ASSERT_TRUE(done) << s.message();
   std::set<std::string> deleted(done->deleted.begin(), done->deleted.end());
-  EXPECT_EQ(deleted, (std::set<std::string>{"p=1/a.parquet", "p=1/orphan-old.parquet",
-                                            "p=3/gone.parquet"}));
+  EXPECT_EQ(deleted,
+            (std::set<std::string>{"p=1/a.parquet", "p=1/orphan-old.parquet", "p=3/gone.parquet"}));
   EXPECT_EQ(done->directories_deleted, 1) << "p=3 emptied";
   EXPECT_TRUE(fs::exists(log_.root() / "p=1" / "b.parquet"));
   EXPECT_TRUE(fs::exists(log_.root() / "p=2" / "orphan-new.parquet"));
@@ -141,10 +141,13 @@ TEST_F(Maintenance, VacuumKeepsRemovedFilesWithinTheRetention) {
   // Removed now (not at t=1000): within a 1-hour retention.
   util::Status s;
   Commit c;
-  c.removes.push_back({"a.parquet", std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count(),
-                       true, {}, 4});
+  c.removes.push_back({"a.parquet",
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count(),
+                       true,
+                       {},
+                       4});
   c.commit_info = {{"timestamp", 2}};
   ASSERT_EQ(log_.try_commit(1, c, &s), DeltaLog::CommitResult::kCommitted);
   VacuumOptions o;
