@@ -748,39 +748,56 @@ void DeltaMirrorWorker::run() {
     if (wake_.wait_for(lock, interval_, [this] { return stopping_; })) break;
     lock.unlock();
     Status s;
-    auto report = mirror_.run_cycle(&s);
-    lock.lock();
-    ++cycles_;
-    if (!report) {
-      ++failed_cycles_;
-      alert_ = "mirror cycle failed: " + s.message();
-      log::warn("delta_mirror", "", {{"error", s.message()}});
-      continue;
-    }
-    last_cycle_ = to_json(*report);
-    alert_.clear();
-    const std::string finished =
-        util::format_rfc3339_ms(report->started_at_ms + report->duration_ms);
-    for (const auto& t : report->tables) {
-      nlohmann::json& table = tables_[t.table];
-      table["outcome"] = to_string(t.outcome);
-      if (t.version >= 0) table["version"] = t.version;
-      if (t.outcome == TableCycleReport::Outcome::kCommitted) table["last_commit"] = finished;
-      if (t.outcome == TableCycleReport::Outcome::kAuditFailed) ++audit_failures_;
-      if (t.outcome == TableCycleReport::Outcome::kAuditFailed ||
-          t.outcome == TableCycleReport::Outcome::kFailed) {
-        alert_ +=
-            (alert_.empty() ? "" : "; ") + t.table + ": " + to_string(t.outcome) + ": " + t.detail;
-      }
-    }
-    if (!report->ok()) {
-      ++failed_cycles_;
-      log::warn("delta_mirror", "", {{"alert", alert_}});
-    }
-    lock.unlock();
+    run_now(&s);
     vacuum_when_due();
     lock.lock();
   }
+}
+
+std::optional<CycleReport> DeltaMirrorWorker::run_now(Status* status) {
+  std::lock_guard cycle(cycle_mutex_);  // one cycle at a time: the timer's or an API call's
+  auto report = mirror_.run_cycle(status);
+  std::lock_guard lock(mutex_);
+  ++cycles_;
+  if (!report) {
+    ++failed_cycles_;
+    alert_ = "mirror cycle failed: " + status->message();
+    log::warn("delta_mirror", "", {{"error", status->message()}});
+    return report;
+  }
+  last_cycle_ = to_json(*report);
+  alert_.clear();
+  rows_written_ += report->rows_written;
+  last_duration_ms_ = report->duration_ms;
+  const int64_t finished_ms = report->started_at_ms + report->duration_ms;
+  const std::string finished = util::format_rfc3339_ms(finished_ms);
+  for (const auto& t : report->tables) {
+    nlohmann::json& table = tables_[t.table];
+    table["outcome"] = to_string(t.outcome);
+    if (t.version >= 0) table["version"] = t.version;
+    if (t.version >= 0) table_stats_[t.table].version = t.version;
+    if (t.outcome == TableCycleReport::Outcome::kCommitted) {
+      table["last_commit"] = finished;
+      table_stats_[t.table].last_commit_ms = finished_ms;
+    }
+    if (t.outcome == TableCycleReport::Outcome::kAuditFailed) ++audit_failures_;
+    if (t.outcome == TableCycleReport::Outcome::kAuditFailed ||
+        t.outcome == TableCycleReport::Outcome::kFailed) {
+      alert_ +=
+          (alert_.empty() ? "" : "; ") + t.table + ": " + to_string(t.outcome) + ": " + t.detail;
+    }
+  }
+  if (!report->ok()) {
+    ++failed_cycles_;
+    log::warn("delta_mirror", "", {{"alert", alert_}});
+  }
+  return report;
+}
+
+DeltaMirrorWorker::Stats DeltaMirrorWorker::stats() const {
+  std::lock_guard lock(mutex_);
+  return {cycles_,       failed_cycles_,    audit_failures_, vacuums_,
+          rows_written_, last_duration_ms_, !alert_.empty(), table_stats_};
 }
 
 // Vacuum is due when the marker file under the root (written by the last vacuum, or by the

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -112,6 +113,22 @@ class DeltaMirrorWorker {
   // Thread-safe and cheap: the last cycle's summary, the count of failed audits, and an alert
   // while the latest attempt of some table failed.
   nlohmann::json health() const;
+  // Runs a cycle now, on the calling thread (`POST /api/v1/delta/sync`), after the one running,
+  // if any; recorded like the timer's cycles.
+  std::optional<CycleReport> run_now(util::Status* status);
+
+  // The figures /metrics shows (thread-safe).
+  struct TableStats {
+    int64_t version = -1;
+    int64_t last_commit_ms = 0;  // 0: not committed since the start
+  };
+  struct Stats {
+    int64_t cycles = 0, failed_cycles = 0, audit_failures = 0, vacuums = 0, rows_written = 0;
+    int64_t last_duration_ms = 0;
+    bool alert = false;
+    std::map<std::string, TableStats> tables;
+  };
+  Stats stats() const;
 
  private:
   void run();
@@ -121,7 +138,8 @@ class DeltaMirrorWorker {
   std::chrono::seconds interval_;
   int nice_;
   std::thread thread_;
-  mutable std::mutex mutex_;
+  std::mutex cycle_mutex_;    // held for a whole cycle
+  mutable std::mutex mutex_;  // guards what follows
   std::condition_variable wake_;
   bool stopping_ = false;
   nlohmann::json last_cycle_;
@@ -134,6 +152,9 @@ class DeltaMirrorWorker {
   int64_t vacuums_ = 0;
   int64_t audit_failures_ = 0;
   int64_t failed_cycles_ = 0;
+  int64_t rows_written_ = 0;
+  int64_t last_duration_ms_ = 0;
+  std::map<std::string, TableStats> table_stats_;
 };
 
 }  // namespace ocppgw::analytics

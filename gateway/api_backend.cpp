@@ -420,6 +420,7 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
     result.target = request.id;  // whatever the outcome: the audit row names the row
     return result;
   }
+  if (request.change == Change::SyncDelta) return delta_sync();
   std::lock_guard lock(db_mu_);
   switch (request.change) {
     case Change::AddToken:
@@ -481,6 +482,26 @@ ApiResult ApiBackend::apply(const web::ChangeRequest& request) {
       break;
   }
   return ApiResult::error(Kind::Failed, "no such change");
+}
+
+// The cycle's report; a cycle in which a table failed (or failed its audit) is a 503 whose
+// message names the tables and why (the report is also in /health's delta section).
+ApiResult ApiBackend::delta_sync() {
+  util::Status status;
+  auto report = sources_.delta_sync(&status);
+  if (!report) return ApiResult::error(ApiResult::Kind::Failed, "delta sync: " + status.message());
+  ApiResult result = ApiResult::ok(analytics::to_json(*report));
+  result.target = "delta";
+  if (report->ok()) return result;
+  std::string why;
+  for (const auto& t : report->tables)
+    if (t.outcome == analytics::TableCycleReport::Outcome::kAuditFailed ||
+        t.outcome == analytics::TableCycleReport::Outcome::kFailed)
+      why += (why.empty() ? "" : "; ") + t.table + ": " + analytics::to_string(t.outcome) + ": " +
+             t.detail;
+  result = ApiResult::error(ApiResult::Kind::Failed, "delta sync: " + why);
+  result.target = "delta";
+  return result;
 }
 
 ApiResult ApiBackend::quarantine_action(const web::ChangeRequest& request) {

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analytics/delta_mirror.hpp"
 #include "analytics/pipeline.hpp"
 #include "analytics/read_models.hpp"
 #include "gateway/session_registry.hpp"
@@ -47,6 +48,8 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
     // Told after a charge point's registration, removal or security profile changed, so the
     // live gateway applies it at once (not at its next restart).
     std::function<void(const std::string& charge_point_id)> charge_point_changed;
+    // Runs a Delta mirror cycle now (POST /api/v1/delta/sync).
+    std::function<std::optional<analytics::CycleReport>(util::Status*)> delta_sync;
   };
 
   // Opens the gateway database; the analytics store is opened on first use (the analytics
@@ -78,6 +81,7 @@ class ApiBackend : public web::ReadSource, public web::ManagementTarget {
   web::ApiResult analytics_view(const web::ReadRequest& request, analytics::ReadModels& rm);
   // Repair, discard or replay one quarantined event, on the analytics worker.
   web::ApiResult quarantine_action(const web::ChangeRequest& request);
+  web::ApiResult delta_sync();
 
   std::unique_ptr<analytics::ReadModels> take_read_models(util::Status* status);
   void give_back(std::unique_ptr<analytics::ReadModels> rm);

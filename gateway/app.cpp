@@ -200,7 +200,10 @@ class DeltaMirrorComponent : public Component {
     worker_ = std::make_unique<analytics::DeltaMirrorWorker>(
         options, std::chrono::seconds(c.delta_interval_s), 10);
     worker_->start();
-    app.health().add({"delta", [w = worker_.get()] { return w->health(); }, {}});
+    auto* w = worker_.get();
+    app.health().add({"delta", [w] { return w->health(); }, {}});
+    add_metrics(app.metrics(), w);
+    app.set_delta_mirror(w);
     return {};
   }
   void stop() override {
@@ -208,6 +211,50 @@ class DeltaMirrorComponent : public Component {
   }
 
  private:
+  static void add_metrics(metrics::Registry& m, analytics::DeltaMirrorWorker* w) {
+    using metrics::Sample;
+    using metrics::Type;
+    auto one = [w](auto field) {
+      return [w, field] { return std::vector<Sample>{{{}, double(field(w->stats()))}}; };
+    };
+    using S = analytics::DeltaMirrorWorker::Stats;
+    m.add_collected("ocppgw_delta_cycles_total", "Delta mirror cycles run.", Type::Counter, {},
+                    one([](const S& s) { return s.cycles; }));
+    m.add_collected("ocppgw_delta_failed_cycles_total",
+                    "Delta mirror cycles in which some table failed or failed its audit.",
+                    Type::Counter, {}, one([](const S& s) { return s.failed_cycles; }));
+    m.add_collected("ocppgw_delta_audit_failures_total",
+                    "Tables whose staged files failed the write-audit-publish audit (nothing "
+                    "was committed for them).",
+                    Type::Counter, {}, one([](const S& s) { return s.audit_failures; }));
+    m.add_collected("ocppgw_delta_alert",
+                    "1 while the latest attempt of some mirrored table failed (see /health).",
+                    Type::Gauge, {}, one([](const S& s) { return s.alert ? 1 : 0; }));
+    m.add_collected("ocppgw_delta_rows_written_total", "Rows written to Delta data files.",
+                    Type::Counter, {}, one([](const S& s) { return s.rows_written; }));
+    m.add_collected("ocppgw_delta_last_cycle_duration_seconds",
+                    "Duration of the last Delta mirror cycle.", Type::Gauge, {},
+                    one([](const S& s) { return double(s.last_duration_ms) / 1000.0; }));
+    m.add_collected("ocppgw_delta_vacuums_total", "Vacuums of the mirrored tables.", Type::Counter,
+                    {}, one([](const S& s) { return s.vacuums; }));
+    auto per_table = [w](auto field) {
+      return [w, field] {
+        std::vector<Sample> out;
+        for (const auto& [table, t] : w->stats().tables)
+          if (auto v = field(t); v >= 0) out.push_back({{table}, double(v)});
+        return out;
+      };
+    };
+    using T = analytics::DeltaMirrorWorker::TableStats;
+    m.add_collected("ocppgw_delta_table_version", "The Delta version the mirror last saw.",
+                    Type::Gauge, {"table"}, per_table([](const T& t) { return t.version; }));
+    m.add_collected("ocppgw_delta_last_commit_timestamp_seconds",
+                    "When the mirror last committed the table (absent: not since the start).",
+                    Type::Gauge, {"table"}, per_table([](const T& t) {
+                      return t.last_commit_ms > 0 ? double(t.last_commit_ms) / 1000.0 : -1.0;
+                    }));
+  }
+
   std::unique_ptr<analytics::DeltaMirrorWorker> worker_;
 };
 
@@ -460,7 +507,13 @@ Status App::add_api_routes() {
          change_feed_.everything();
          return true;
        },
-       [this](const std::string& cp) { charge_point_changed(cp); }},
+       [this](const std::string& cp) { charge_point_changed(cp); },
+       [this](Status* s) {
+         // The running mirror's worker (its health and metrics record the cycle), or a cycle
+         // of its own when the mirror does not run on a timer (delta_interval = 0).
+         if (auto* worker = delta_mirror_.load()) return worker->run_now(s);
+         return analytics::DeltaMirror(delta_mirror_options(config_)).run_cycle(s);
+       }},
       &status);
   if (!api_backend_) return Status::error("opening the API's database: " + status.message());
   web::add_read_routes(router_, api_auth(), *api_backend_);

@@ -99,6 +99,8 @@ class App {
   web::ApiAuth& api_auth();
   // The analytics component announces its pipeline here, for quarantine review from the API.
   void set_live_analytics(analytics::LivePipeline* live) { live_analytics_ = live; }
+  // The Delta mirror component announces its worker here, for `POST /api/v1/delta/sync`.
+  void set_delta_mirror(analytics::DeltaMirrorWorker* worker) { delta_mirror_ = worker; }
   // What changed, for the operator page's live stream (GET /api/v1/stream): the session
   // registry and the analytics component notify it; thread-safe.
   web::ChangeFeed& change_feed() { return change_feed_; }
@@ -135,6 +137,7 @@ class App {
   std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
   std::unique_ptr<ChargePointStateService> charge_point_state_;  // state views, boot, rotation
   std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
+  std::atomic<analytics::DeltaMirrorWorker*> delta_mirror_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
   web::Health health_;
   web::StaticFiles static_files_;  // the operator page under /ui/

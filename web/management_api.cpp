@@ -101,6 +101,13 @@ const std::vector<ChangeRoute>& change_routes() {
        "quarantine.replay",
        {},
        http::status::ok},
+      {http::verb::post,
+       "/api/v1/delta/sync",
+       Role::Operator,
+       Change::SyncDelta,
+       "delta.sync",
+       {},
+       http::status::ok},
   };
   return routes;
 }

@@ -35,6 +35,7 @@ enum class Change {
   RepairQuarantined,
   DiscardQuarantined,
   ReplayQuarantined,
+  SyncDelta,
 };
 
 struct ChangeRequest {
