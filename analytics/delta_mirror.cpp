@@ -457,6 +457,7 @@ class TableCycle {
     request.txn = {options_.app_id, batch_seq_, 0};
     request.operation_parameters = {{"analyticsBatchSeq", std::to_string(batch_seq_)}};
     request.log_retention = options_.log_retention;
+    request.checkpoint_interval = options_.checkpoint_interval;
     const int64_t now = util::now_ms();
     for (const Staged& f : staged_) {
       const fs::path target = log_.root() / f.relative;

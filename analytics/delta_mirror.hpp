@@ -48,6 +48,8 @@ struct DeltaMirrorOptions {
   std::chrono::seconds staging_retention{24 * 3600};
   // Time travel reaches back at least this far; older log files are deleted after checkpoints.
   std::chrono::milliseconds log_retention = delta::kDefaultLogRetention;
+  // A checkpoint every this many versions (0: never; bench/delta_bench compares).
+  int64_t checkpoint_interval = delta::kCheckpointInterval;
   // Vacuum deletes data files removed this long ago (and files no commit names, this old).
   std::chrono::milliseconds file_retention = delta::kDefaultFileRetention;
   // The worker vacuums every table this often (0: never; `ocppgw delta vacuum` still can).

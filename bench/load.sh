@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/load.sh [throughput|connections|connections-tls|storm|baselines|nodes|all]: load benchmarks of the real
+# bench/load.sh [throughput|connections|connections-tls|storm|baselines|delta|nodes|all]: load benchmarks of the real
 # gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
@@ -13,6 +13,9 @@
 #                time until all are booted and their backlog is acknowledged
 #   baselines    the throughput workload against minimal CSMSs on npm ocpp-rpc and PyPI ocpp
 #                (bench/baselines/) and against ocppgw, in one run; ratios
+#   delta        the throughput workload with the Delta mirror off and then running every 10 s
+#                (DELTA_INTERVAL), in one run, alternating twice: sustained CALLs/s of each, the
+#                ratio, and the mirror's cycles during the runs
 #   nodes        where one process cannot hold enough sockets (open-file limit): NODES_CONNS idle
 #                charge points over NODES gateway processes on this machine (each its own data
 #                dir, port and --node-index, as a multi-node deployment), RSS per connection
@@ -376,6 +379,30 @@ bench_baselines() {
   put baselines "{\"ocpp_rpc\": $(jq .run "$work/b-node.json"), \"python_ocpp\": $(jq .run "$work/b-py.json"), \"ocppgw\": $(jq .run "$work/b-gw.json")}"
 }
 
+# The ingest cost of the Delta mirror: one gateway per run (fresh data), mirror off / every
+# DELTA_INTERVAL s, alternating off, on, off, on so that drift of the machine hits both.
+bench_delta() {
+  local interval="${DELTA_INTERVAL:-10}" off=() on=() i rate
+  say "== delta: throughput workload ($N x $INFLIGHT in flight, ${DUR}s), Delta mirror off vs every ${interval}s, alternating"
+  for i in 1 2; do
+    for mode in off on; do
+      local r="$work/delta-$mode-$i.json"
+      if [ "$mode" = off ]; then start_gateway --delta-interval 0; else start_gateway --delta-interval "$interval"; fi
+      load_run "$PORT" "$r"
+      rate="$(fig "$r" '.run.sustained_calls_per_s | floor')"
+      local h cycles=""
+      h="$(curl -s "http://127.0.0.1:$PORT/health")"
+      [ "$mode" = on ] && cycles=", mirror cycles $(jq -r '.delta.cycles' <<<"$h"), last cycle $(jq -r '.delta.last_cycle.duration_ms' <<<"$h") ms writing $(jq -r '.delta.last_cycle.rows_written' <<<"$h") rows"
+      say "mirror $mode (run $i): $rate CALLs/s, p99 $(fig "$r" '.run.steady_latency.p99_us')us$cycles"
+      if [ "$mode" = off ]; then off+=("$rate"); else on+=("$rate"); fi
+      put "delta.${mode}_$i" "$(jq '.run' "$r")"
+      stop_gateway
+    done
+  done
+  local off_sum=$((off[0] + off[1])) on_sum=$((on[0] + on[1]))
+  say "mirror every ${interval}s / off: $(jq -n "$on_sum / $off_sum * 100 | floor / 100") (means $((on_sum / 2)) vs $((off_sum / 2)) CALLs/s)"
+}
+
 what="${1:-all}"
 say "# bench/load.sh $what at $stamp"
 machine
@@ -386,7 +413,8 @@ case "$what" in
   storm) bench_storm ;;
   baselines) bench_baselines ;;
   nodes) bench_nodes ;;
+  delta) bench_delta ;;
   all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
-  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|nodes|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|delta|nodes|all]" >&2; exit 2 ;;
 esac
 say "results: $txt $json"

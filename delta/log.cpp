@@ -367,10 +367,11 @@ std::optional<int64_t> DeltaLog::cleanup_expired_logs(std::chrono::milliseconds 
   return deleted;
 }
 
-CommitFollowUp DeltaLog::follow_up(const Snapshot& after,
-                                   std::chrono::milliseconds log_retention) const {
+CommitFollowUp DeltaLog::follow_up(const Snapshot& after, std::chrono::milliseconds log_retention,
+                                   int64_t checkpoint_interval) const {
   CommitFollowUp out;
-  if (after.version <= 0 || after.version % kCheckpointInterval != 0) return out;
+  if (checkpoint_interval <= 0 || after.version <= 0 || after.version % checkpoint_interval != 0)
+    return out;
   if (const util::Status cs = write_checkpoint(after); !cs.ok()) {
     out.checkpoint_error = cs.message();
     return out;

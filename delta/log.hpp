@@ -153,8 +153,10 @@ class DeltaLog {
                                               util::Status* status) const;
 
   // Called by every writer after it committed `after` (the snapshot at the new version):
-  // checkpoint when due, then cleanup_expired_logs.
-  CommitFollowUp follow_up(const Snapshot& after, std::chrono::milliseconds log_retention) const;
+  // checkpoint when due (every `checkpoint_interval` versions; 0: never), then
+  // cleanup_expired_logs.
+  CommitFollowUp follow_up(const Snapshot& after, std::chrono::milliseconds log_retention,
+                           int64_t checkpoint_interval = kCheckpointInterval) const;
 
  private:
   std::filesystem::path root_;

@@ -96,7 +96,7 @@ std::optional<ReplaceOutcome> replace_partitions(const DeltaLog& log, const Repl
       out.version = version;
       snap->apply(commit);
       snap->version = version;
-      out.follow_up = log.follow_up(*snap, r.log_retention);
+      out.follow_up = log.follow_up(*snap, r.log_retention, r.checkpoint_interval);
       return out;
     }
     // Lost the race for `version`: look at what the winners committed.

@@ -38,6 +38,7 @@ struct ReplacePartitions {
   nlohmann::json operation_parameters = nlohmann::json::object();
   int max_attempts = 10;
   std::chrono::milliseconds log_retention = kDefaultLogRetention;
+  int64_t checkpoint_interval = kCheckpointInterval;
   // Called on each attempt after the snapshot is read and before the commit is tried: where
   // another writer's commit can land. Tests use it to race deterministically; null otherwise.
   std::function<void(int64_t next_version)> before_commit;
