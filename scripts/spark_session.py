@@ -13,6 +13,7 @@ memory, default 1g), OCPPGW_SPARK_MASTER (default local[2]).
 """
 import glob
 import os
+import sys
 
 IVY = os.environ.get("OCPPGW_SPARK_IVY", os.path.join(os.path.expanduser("~"), ".cache/ocppgw/ivy"))
 
@@ -42,6 +43,22 @@ def cached_jars():
     return jars
 
 
+def quiet_log4j2():
+    """A log4j2 configuration that prints only errors (Spark's default is INFO/WARN chatter)."""
+    path = os.path.normpath(os.path.join(IVY, "..", "spark-log4j2.properties"))
+    text = ("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+            "appender.console.type = Console\nappender.console.name = console\n"
+            "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+            "appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex\n")
+    if not os.path.exists(path) or open(path).read() != text:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    return path
+
+
 def local_spark(app="ocppgw", master=None, memory=None, extra=None):
     """A local SparkSession with Delta: the cached jars when present (no resolution, offline),
     else the packages resolved from Maven Central into the Ivy cache."""
@@ -50,6 +67,9 @@ def local_spark(app="ocppgw", master=None, memory=None, extra=None):
     except ImportError as e:  # fail loudly: a missing Spark is a set-up error, never a skip
         raise RuntimeError("pyspark is not installed in this Python; run scripts/spark.sh") from e
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Python workers run this venv's Python
+    java_opts = f"-Duser.timezone=UTC -XX:+UseSerialGC -XX:TieredStopAtLevel=1 " \
+                f"-Dlog4j2.configurationFile=file:{quiet_log4j2()}"
     b = (SparkSession.builder.appName(app)
          .master(master or os.environ.get("OCPPGW_SPARK_MASTER", "local[2]"))
          .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
@@ -61,10 +81,10 @@ def local_spark(app="ocppgw", master=None, memory=None, extra=None):
          .config("spark.databricks.delta.snapshotPartitions", "2")
          .config("spark.sql.files.maxPartitionBytes", str(64 << 20))
          .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+         .config("spark.driver.extraJavaOptions", java_opts)
          .config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.sql.warehouse.dir", os.path.join(IVY, "..", "spark-warehouse"))
+         .config("spark.sql.warehouse.dir", os.path.normpath(os.path.join(IVY, "..", "spark-warehouse")))
          .config("spark.driver.host", "127.0.0.1")
          .config("spark.driver.bindAddress", "127.0.0.1"))
     jars = cached_jars()
