@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/delta/run.sh: the Delta Lake mirror read by independent readers (pyarrow, delta-rs)
+# tests/delta/run.sh: the Delta Lake mirror read by independent readers (pyarrow, delta-rs,
+# Apache Spark with Delta Lake)
 # against files written by the real binary: a gateway run with ocppsim traffic while the
 # mirror runs, then `ocppgw delta sync` cycles. Installs tests/delta/requirements.txt into the
 # project venv. Env: OCPPGW_BIN, OCPPSIM_BIN. Prints "N passed, M failed".
@@ -12,6 +13,8 @@ if ! "$venv/bin/python" -c 'import deltalake, pyarrow, pytest' 2>/dev/null; then
     "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
       -r "$root/tests/delta/requirements.txt" || { echo "0 passed, 1 failed"; exit 1; }
 fi
+# Spark + Delta Lake for test_spark_reads_mirror.py (jars cached under ~/.cache/ocppgw/ivy).
+bash "$root/scripts/spark.sh" || { echo "0 passed, 1 failed"; exit 1; }
 log="$(mktemp)"
 cd "$root/tests/delta" && timeout 600 "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
