@@ -27,7 +27,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::vector<Event> traffic(uint64_t seed, uint64_t hour, int charge_points, const std::string& prefix) {
+std::vector<Event> traffic(uint64_t seed, uint64_t hour, int charge_points,
+                           const std::string& prefix) {
   testing::FleetSpec spec;
   spec.seed = seed;
   spec.charge_points = charge_points;
@@ -132,10 +133,11 @@ int main(int argc, char** argv) {
     ingest(s, all);
     double t = 0;
     CycleReport first = cycle(s, &t);
-    std::printf("first cycle (every table written): %lld rows read, %lld rows written in %.2f s: "
-                "%.0f rows/s (Parquet zstd via Arrow, audited, committed)\n",
-                static_cast<long long>(first.rows_read), static_cast<long long>(first.rows_written),
-                t, static_cast<double>(first.rows_written) / t);
+    std::printf(
+        "first cycle (every table written): %lld rows read, %lld rows written in %.2f s: "
+        "%.0f rows/s (Parquet zstd via Arrow, audited, committed)\n",
+        static_cast<long long>(first.rows_read), static_cast<long long>(first.rows_written), t,
+        static_cast<double>(first.rows_written) / t);
     for (const auto& table : first.tables)
       std::printf("  %-26s %8lld rows\n", table.table.c_str(),
                   static_cast<long long>(table.rows_written));
@@ -187,14 +189,16 @@ int main(int argc, char** argv) {
   }
   const Footprint m = footprint(maintained.mirror.root), b = footprint(bare.mirror.root);
   std::printf("after %d cycles (8 tables):\n", cycles);
-  std::printf("  maintained (checkpoint/10, log clean-up, vacuum/100): %.1f MB, %lld data files, "
-              "%lld log files; last 10 cycles %.3f s each; vacuums took %.2f s in all\n",
-              static_cast<double>(m.bytes) / 1e6, static_cast<long long>(m.data_files),
-              static_cast<long long>(m.log_files), last_maintained, vacuum_s);
-  std::printf("  bare (no checkpoint, no clean-up, no vacuum):          %.1f MB, %lld data files, "
-              "%lld log files; last 10 cycles %.3f s each\n",
-              static_cast<double>(b.bytes) / 1e6, static_cast<long long>(b.data_files),
-              static_cast<long long>(b.log_files), last_bare);
+  std::printf(
+      "  maintained (checkpoint/10, log clean-up, vacuum/100): %.1f MB, %lld data files, "
+      "%lld log files; last 10 cycles %.3f s each; vacuums took %.2f s in all\n",
+      static_cast<double>(m.bytes) / 1e6, static_cast<long long>(m.data_files),
+      static_cast<long long>(m.log_files), last_maintained, vacuum_s);
+  std::printf(
+      "  bare (no checkpoint, no clean-up, no vacuum):          %.1f MB, %lld data files, "
+      "%lld log files; last 10 cycles %.3f s each\n",
+      static_cast<double>(b.bytes) / 1e6, static_cast<long long>(b.data_files),
+      static_cast<long long>(b.log_files), last_bare);
   std::printf("  ratios bare/maintained: size %.1fx, files %.1fx, cycle time %.2fx\n",
               static_cast<double>(b.bytes) / static_cast<double>(m.bytes),
               static_cast<double>(b.data_files + b.log_files) /

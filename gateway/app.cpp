@@ -389,6 +389,7 @@ Status App::start() {
     log::info("signal", "", {{"signal", signo == SIGTERM ? "SIGTERM" : "SIGINT"}});
     request_stop();
   });
+  watch_tls_files();
 
   work_.emplace(ioc_.get_executor());
   live_stream_->start();
@@ -616,9 +617,11 @@ Status App::start_listeners() {
     sec->scheme = "wss";
     sec->serves_api = shared_api;
     std::string error;
-    sec->tls =
-        make_server_tls_context({config_.tls_cert, config_.tls_key, config_.tls_client_ca}, &error);
+    sec->tls = TlsContextSlot::make({config_.tls_cert, config_.tls_key, config_.tls_client_ca,
+                                     config_.tls_extra_cert, config_.tls_extra_key},
+                                    &error);
     if (!sec->tls) return Status::error(error);
+    tls_slots_.push_back({"tls_listen", sec->tls});
     sec->client_certificates = !config_.tls_client_ca.empty();
     if (config_.tls_basic_auth) sec->basic_auth = authenticator_.get();
     if (auto s = make(config_.tls_listen_address, config_.tls_port, sec, &tls_listener_); !s.ok())
@@ -630,13 +633,59 @@ Status App::start_listeners() {
     sec->scheme = config_.web_tls_cert.empty() ? "http" : "https";
     if (!config_.web_tls_cert.empty()) {
       std::string error;
-      sec->tls = make_server_tls_context({config_.web_tls_cert, config_.web_tls_key, ""}, &error);
+      sec->tls =
+          TlsContextSlot::make({config_.web_tls_cert, config_.web_tls_key, "", "", ""}, &error);
       if (!sec->tls) return Status::error("web_listen: " + error);
+      tls_slots_.push_back({"web_listen", sec->tls});
     }
     if (auto s = make(config_.web_listen_address, config_.web_port, sec, &web_listener_); !s.ok())
       return s;
   }
   return {};
+}
+
+// TLS certificates, keys and client CAs are re-read on SIGHUP and when a file's modification
+// time changes (checked every 10 s: certificate renewal tools replace files without telling
+// anyone). New connections get the new context; open ones keep theirs; a file that does not
+// load is logged and changes nothing.
+void App::watch_tls_files() {
+  if (tls_slots_.empty()) return;
+  hup_signals_ = std::make_unique<net::signal_set>(ioc_, SIGHUP);
+  wait_for_hup();
+  tls_timer_ = std::make_unique<net::steady_timer>(ioc_);
+  poll_tls_files();
+}
+
+void App::wait_for_hup() {
+  hup_signals_->async_wait([this](boost::system::error_code e, int) {
+    if (e) return;
+    reload_tls("SIGHUP", false);
+    wait_for_hup();
+  });
+}
+
+void App::poll_tls_files() {
+  tls_timer_->expires_after(std::chrono::seconds(10));
+  tls_timer_->async_wait([this](boost::system::error_code e) {
+    if (e) return;
+    reload_tls("file changed", true);
+    poll_tls_files();
+  });
+}
+
+void App::reload_tls(const char* trigger, bool only_changed) {
+  for (const auto& [listener, slot] : tls_slots_) {
+    if (only_changed && !slot->files_changed()) continue;
+    if (std::string error = slot->reload(); !error.empty())
+      log::error("tls_reload_failed", "",
+                 {{"listener", listener},
+                  {"trigger", trigger},
+                  {"error", error},
+                  {"kept", "the previous certificate stays in use"}});
+    else
+      log::info("tls_reloaded", "",
+                {{"listener", listener}, {"trigger", trigger}, {"certificates", slot->describe()}});
+  }
 }
 
 void App::request_stop() {
@@ -663,6 +712,8 @@ int App::wait() {
   while (registry_.size() > 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (disk_timer_) disk_timer_->cancel();
+  if (tls_timer_) tls_timer_->cancel();
+  if (hup_signals_) hup_signals_->cancel();
   if (sink_) sink_->stop();  // commits everything submitted, incl. the disconnect events
   for (size_t i = started_components_; i-- > 0;) components_[i]->stop();
   started_components_ = 0;

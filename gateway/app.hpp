@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include "analytics/delta_mirror.hpp"
@@ -28,6 +29,7 @@
 #include "gateway/disk_guard.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
+#include "gateway/tls.hpp"
 #include "util/metrics.hpp"
 #include "util/status.hpp"
 #include "web/change_feed.hpp"
@@ -120,6 +122,11 @@ class App {
   // GET /api/v1/stream over change_feed_, its /health section; started with the I/O threads.
   void add_live_stream();
   void poll_disk();
+  // SIGHUP and a file-change poll reload the listeners' TLS contexts (tls_slots_).
+  void watch_tls_files();
+  void wait_for_hup();
+  void poll_tls_files();
+  void reload_tls(const char* trigger, bool only_changed);
 
   Config config_;
   rpc::Policy policy_;
@@ -139,6 +146,9 @@ class App {
   std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::atomic<analytics::DeltaMirrorWorker*> delta_mirror_{nullptr};
   std::unique_ptr<boost::asio::steady_timer> disk_timer_;
+  std::unique_ptr<boost::asio::steady_timer> tls_timer_;
+  std::unique_ptr<boost::asio::signal_set> hup_signals_;
+  std::vector<std::pair<std::string, std::shared_ptr<TlsContextSlot>>> tls_slots_;  // by listener
   web::Health health_;
   web::StaticFiles static_files_;  // the operator page under /ui/
   web::ChangeFeed change_feed_;

@@ -177,6 +177,12 @@ void add_listener_options(std::vector<OptionSpec>& s) {
   s.push_back(string_opt("tls_cert", "PEM server certificate (chain) of the wss listener",
                          &Config::tls_cert));
   s.push_back(string_opt("tls_key", "PEM private key of tls_cert", &Config::tls_key));
+  s.push_back(string_opt("tls_extra_cert",
+                         "PEM second server certificate of the other key type (RSA beside "
+                         "ECDSA, or the reverse), served on the same wss listener",
+                         &Config::tls_extra_cert));
+  s.push_back(
+      string_opt("tls_extra_key", "PEM private key of tls_extra_cert", &Config::tls_extra_key));
   s.push_back(string_opt("tls_client_ca",
                          "PEM CA(s) for client certificates; set: the wss listener requires a "
                          "client certificate whose subject CN is the charge point id "
@@ -613,6 +619,8 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
     return fail("nothing to listen on: listen and tls_listen are both off");
   if (c.tls_enabled() && (c.tls_cert.empty() || c.tls_key.empty()))
     return fail("tls_listen needs tls_cert and tls_key (PEM files)");
+  if (c.tls_extra_cert.empty() != c.tls_extra_key.empty())
+    return fail("tls_extra_cert and tls_extra_key go together");
   if (!c.tls_enabled() && (!c.tls_client_ca.empty() || c.tls_basic_auth))
     return fail(std::string(c.tls_basic_auth ? "tls_basic_auth" : "tls_client_ca") +
                 " is set but tls_listen is off");

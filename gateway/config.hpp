@@ -62,9 +62,11 @@ struct Config {
   // wss listener (OCPP security profiles 2 and 3); an empty address: off.
   std::string tls_listen_address;
   uint16_t tls_port = 0;
-  std::string tls_cert;         // PEM server certificate (chain)
-  std::string tls_key;          // PEM private key
-  std::string tls_client_ca;    // PEM; set: client certificates required, CN = charge point id
+  std::string tls_cert;        // PEM server certificate (chain)
+  std::string tls_key;         // PEM private key
+  std::string tls_client_ca;   // PEM; set: client certificates required, CN = charge point id
+  std::string tls_extra_cert;  // PEM; a second server certificate of the other key type
+  std::string tls_extra_key;
   bool basic_auth = false;      // plain listener requires HTTP Basic (profile 1)
   bool tls_basic_auth = false;  // wss listener requires HTTP Basic (profile 2)
   std::string path_prefix = "/ocpp";

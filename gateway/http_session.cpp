@@ -14,6 +14,7 @@
 #include "gateway/auth.hpp"
 #include "gateway/disk_guard.hpp"
 #include "gateway/http_stream.hpp"
+#include "gateway/refusal_events.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls.hpp"
 #include "gateway/ws_session.hpp"
@@ -506,6 +507,12 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
   // A refused charge point handshake is bad input like a bad frame: it leaves an Invalid event
   // (charge_point_id empty when the id itself was the problem, for analytics to quarantine).
   if (status == http::status::bad_request) record_refusal(request, body, charge_point_id);
+  // A refused login or profile is a security event of that charge point (who, from where, why),
+  // for the data platform as much as for the operator; bounded, so a flood fills no disk.
+  if ((status == http::status::unauthorized || status == http::status::forbidden) &&
+      !charge_point_id.empty())
+    record_security_refusal(status, log_reason.empty() ? std::string_view(body) : log_reason,
+                            charge_point_id);
   HttpResponse res = closing_response(status, request.version(), std::move(body));
   if (status == http::status::unauthorized)
     res.set(http::field::www_authenticate, "Basic realm=\"ocppgw\"");
@@ -514,32 +521,62 @@ void HttpSession::refuse(const HttpRequest& request, http::status status, std::s
   write(std::move(res));
 }
 
-void HttpSession::record_refusal(const HttpRequest& request, std::string_view reason,
-                                 std::string_view charge_point_id) {
-  const int64_t now = util::now_ms();
+rpc::CallContext HttpSession::refusal_context(std::string_view charge_point_id,
+                                              int64_t now_ms) const {
   const auto preference = services_.config.subprotocols_for(charge_point_id);
-  rpc::CallContext ctx{.charge_point_id = std::string(charge_point_id),
-                       .version = preference.empty() ? rpc::OcppVersion::v16 : preference.front(),
-                       .message_id = {},
-                       .action = {},
-                       .ingest_ts_ms = now,
-                       .mode = services_.config.validation_mode,
-                       .policy = services_.policy,
-                       .state = services_.state,
-                       .writes = nullptr,
-                       .flags = {},
-                       .violations = nlohmann::json::array()};
-  const std::string raw = "GET " + std::string(request.target()) + " Sec-WebSocket-Protocol: " +
-                          joined_values(request, http::field::sec_websocket_protocol);
-  auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
-  event.extra["remote_address"] = remote_address_;
+  return {.charge_point_id = std::string(charge_point_id),
+          .version = preference.empty() ? rpc::OcppVersion::v16 : preference.front(),
+          .message_id = {},
+          .action = {},
+          .ingest_ts_ms = now_ms,
+          .mode = services_.config.validation_mode,
+          .policy = services_.policy,
+          .state = services_.state,
+          .writes = nullptr,
+          .flags = {},
+          .violations = nlohmann::json::array()};
+}
+
+void HttpSession::submit_refusal(std::string_view charge_point_id, std::string raw,
+                                 analytics::Event event, int64_t now_ms) {
   csms::SinkEntry entry;
   entry.charge_point_id = std::string(charge_point_id);
-  entry.raw_frame = raw;
-  entry.received_ms = now;
+  entry.raw_frame = std::move(raw);
+  entry.received_ms = now_ms;
   entry.events.push_back(std::move(event));
   entry.on_durable = [](bool) {};
   services_.sink.submit(std::move(entry));
+}
+
+void HttpSession::record_refusal(const HttpRequest& request, std::string_view reason,
+                                 std::string_view charge_point_id) {
+  const int64_t now = util::now_ms();
+  const auto ctx = refusal_context(charge_point_id, now);
+  std::string raw = "GET " + std::string(request.target()) + " Sec-WebSocket-Protocol: " +
+                    joined_values(request, http::field::sec_websocket_protocol);
+  auto event = rpc::invalid_event(ctx, raw, "handshake refused: " + std::string(reason));
+  event.extra["remote_address"] = remote_address_;
+  submit_refusal(charge_point_id, std::move(raw), std::move(event), now);
+}
+
+void HttpSession::record_security_refusal(http::status status, std::string_view reason,
+                                          std::string_view charge_point_id) {
+  const int64_t now = util::now_ms();
+  int64_t suppressed = 0;
+  if (!refusal_events().allow(charge_point_id, now, &suppressed)) return;
+  nlohmann::json details = {
+      {"source", "gateway"},
+      // The OCPP 2.0.1 security event type names (Appendix 1) where one fits.
+      {"type", status == http::status::unauthorized ? "InvalidChargingStationCredentials"
+                                                    : "SecurityProfileOrCertificateRefused"},
+      {"remote_address", remote_address_},
+      {"listener", security_->scheme},
+      {"status", static_cast<int>(status)},
+      {"reason", std::string(reason)}};
+  if (suppressed > 0) details["suppressed_before"] = suppressed;
+  const auto ctx = refusal_context(charge_point_id, now);
+  submit_refusal(charge_point_id, "handshake refused " + std::to_string(static_cast<int>(status)),
+                 rpc::refusal_security_event(ctx, details), now);
 }
 
 void HttpSession::write(HttpResponse response) {

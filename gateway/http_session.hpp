@@ -74,6 +74,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void refuse(const HttpRequest& request, http::status status, std::string body,
               std::string_view charge_point_id, std::string_view log_reason = {},
               std::chrono::seconds retry_after = {});
+  // The context of an event about a refused handshake of `charge_point_id`.
+  rpc::CallContext refusal_context(std::string_view charge_point_id, int64_t now_ms) const;
+  void submit_refusal(std::string_view charge_point_id, std::string raw, analytics::Event event,
+                      int64_t now_ms);
+  // A 401/403: a SecurityEvent of the charge point, as refusal_events() allows.
+  void record_security_refusal(http::status status, std::string_view reason,
+                               std::string_view charge_point_id);
   void record_refusal(const HttpRequest& request, std::string_view reason,
                       std::string_view charge_point_id);
   void write(HttpResponse response);

@@ -129,10 +129,10 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
   const auto address = socket.remote_endpoint(addr_ec).address().to_string();
   std::string refusal;
   if (auto slot = limiter_->try_acquire(address, &refusal)) {
-    HttpStream stream =
-        security_->tls
-            ? HttpStream(std::in_place_type<TlsStream>, std::move(socket), *security_->tls)
-            : HttpStream(std::in_place_type<PlainStream>, std::move(socket));
+    HttpStream stream = security_->tls
+                            ? HttpStream(std::in_place_type<TlsStream>, std::move(socket),
+                                         *security_->tls->current())
+                            : HttpStream(std::in_place_type<PlainStream>, std::move(socket));
     std::make_shared<HttpSession>(std::move(stream), services_, std::move(slot), security_)->run();
   } else {
     refuse(socket, address, refusal);

@@ -25,6 +25,7 @@
 #include <boost/beast/core/error.hpp>
 
 #include "gateway/services.hpp"
+#include "gateway/tls.hpp"
 
 namespace ocppgw::gateway {
 
@@ -33,8 +34,8 @@ class BasicAuthenticator;
 // What a listener demands of a connection before the WebSocket upgrade. Immutable and shared by
 // the listener and its sessions.
 struct ListenerSecurity {
-  std::string scheme = "ws";                       // "ws" or "wss", for log lines
-  std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain TCP
+  std::string scheme = "ws";            // "ws" or "wss", for log lines
+  std::shared_ptr<TlsContextSlot> tls;  // null: plain TCP; replaced on reload (gateway/tls.hpp)
   // The context verifies client certificates; the subject CN must equal the charge point id.
   bool client_certificates = false;
   // Non-null: HTTP Basic is required. Owned by the App, which stops the I/O threads before

@@ -1,9 +1,14 @@
 // gateway/tls.cpp: server TLS context and peer certificate CN (see tls.hpp).
 #include "gateway/tls.hpp"
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+
+#include <algorithm>
+#include <cstdio>
 
 namespace ocppgw::gateway {
 namespace {
@@ -29,6 +34,44 @@ std::string openssl_reason(const boost::system::error_code& ec) {
   }
   ERR_clear_error();
   return out;
+}
+
+// Checks that the PEM certificate in `path` has a key of another type than `other_type`.
+bool load_pem_key_type(const std::string& path, int other_type, std::string* why) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) {
+    *why = "cannot be opened";
+    return false;
+  }
+  X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr);
+  std::fclose(f);
+  if (!cert) {
+    *why = "no PEM certificate: " + openssl_reason({});
+    return false;
+  }
+  const int type = EVP_PKEY_get_base_id(X509_get0_pubkey(cert));
+  X509_free(cert);
+  if (type == other_type) {
+    *why =
+        "has the same key type as tls_cert; the extra certificate must be of the other type "
+        "(RSA beside ECDSA)";
+    return false;
+  }
+  return true;
+}
+
+std::string describe_certificate(X509* cert) {
+  if (!cert) return "none";
+  char subject[256];
+  X509_NAME_oneline(X509_get_subject_name(cert), subject, sizeof subject);
+  BIO* bio = BIO_new(BIO_s_mem());
+  ASN1_TIME_print(bio, X509_get0_notAfter(cert));
+  char expiry[64] = {0};
+  const int n = BIO_read(bio, expiry, sizeof expiry - 1);
+  BIO_free(bio);
+  const char* type = EVP_PKEY_get_base_id(X509_get0_pubkey(cert)) == EVP_PKEY_EC ? "ECDSA" : "RSA";
+  return std::string(type) + " " + subject + " (expires " +
+         std::string(expiry, static_cast<size_t>(std::max(n, 0))) + ")";
 }
 
 }  // namespace
@@ -58,6 +101,21 @@ std::shared_ptr<ssl::context> make_server_tls_context(const TlsSettings& setting
   if (ec) return fail("tls_key " + settings.key_file + ": " + openssl_reason(ec));
   if (SSL_CTX_check_private_key(native) != 1)
     return fail("tls_key " + settings.key_file + " does not match tls_cert " + settings.cert_file);
+  if (!settings.extra_cert_file.empty()) {
+    const int first_type = EVP_PKEY_get_base_id(SSL_CTX_get0_privatekey(native));
+    // OpenSSL keeps one certificate per key type: a second one of the same type would replace
+    // the first, not add to it.
+    std::string why;
+    if (!load_pem_key_type(settings.extra_cert_file, first_type, &why))
+      return fail("tls_extra_cert " + settings.extra_cert_file + ": " + why);
+    if (SSL_CTX_use_certificate_chain_file(native, settings.extra_cert_file.c_str()) != 1)
+      return fail("tls_extra_cert " + settings.extra_cert_file + ": " + openssl_reason({}));
+    if (SSL_CTX_use_PrivateKey_file(native, settings.extra_key_file.c_str(), SSL_FILETYPE_PEM) != 1)
+      return fail("tls_extra_key " + settings.extra_key_file + ": " + openssl_reason({}));
+    if (SSL_CTX_check_private_key(native) != 1)
+      return fail("tls_extra_key " + settings.extra_key_file + " does not match tls_extra_cert " +
+                  settings.extra_cert_file);
+  }
 
   if (!settings.client_ca_file.empty()) {
     ctx->load_verify_file(settings.client_ca_file, ec);
@@ -79,6 +137,66 @@ std::shared_ptr<ssl::context> make_server_tls_context(const TlsSettings& setting
   SSL_CTX_set_session_id_context(native, kSessionIdContext, sizeof kSessionIdContext - 1);
   ERR_clear_error();
   return ctx;
+}
+
+std::shared_ptr<TlsContextSlot> TlsContextSlot::make(TlsSettings settings, std::string* error) {
+  std::shared_ptr<TlsContextSlot> slot(new TlsContextSlot(std::move(settings)));
+  slot->loaded_stamps_ = slot->stamps();
+  slot->current_ = make_server_tls_context(slot->settings_, error);
+  if (!slot->current_) return nullptr;
+  return slot;
+}
+
+std::shared_ptr<ssl::context> TlsContextSlot::current() const {
+  std::lock_guard lock(mu_);
+  return current_;
+}
+
+TlsContextSlot::Stamps TlsContextSlot::stamps() const {
+  Stamps out;
+  for (const std::string* f : {&settings_.cert_file, &settings_.key_file, &settings_.client_ca_file,
+                               &settings_.extra_cert_file, &settings_.extra_key_file}) {
+    std::error_code ec;
+    out.push_back(f->empty() ? std::filesystem::file_time_type{}
+                             : std::filesystem::last_write_time(*f, ec));
+  }
+  return out;
+}
+
+bool TlsContextSlot::files_changed() const {
+  const Stamps now = stamps();
+  std::lock_guard lock(mu_);
+  return now != loaded_stamps_;
+}
+
+std::string TlsContextSlot::reload() {
+  const Stamps before = stamps();
+  std::string error;
+  auto fresh = make_server_tls_context(settings_, &error);
+  std::lock_guard lock(mu_);
+  // Whatever the outcome, these files were looked at: a broken file is reported once, not at
+  // every poll, and a fixed one (a new modification time) is tried again.
+  loaded_stamps_ = before;
+  if (!fresh) return error;
+  retired_.push_back(std::move(current_));
+  current_ = std::move(fresh);
+  return {};
+}
+
+std::string TlsContextSlot::describe() const {
+  // From the files, not the context: walking a shared context's certificate slots would move
+  // its "current certificate" under connections being accepted.
+  std::string out;
+  for (const std::string* file : {&settings_.cert_file, &settings_.extra_cert_file}) {
+    if (file->empty()) continue;
+    FILE* f = std::fopen(file->c_str(), "r");
+    X509* cert = f ? PEM_read_X509(f, nullptr, nullptr, nullptr) : nullptr;
+    if (f) std::fclose(f);
+    out += (out.empty() ? "" : "; ") + describe_certificate(cert);
+    X509_free(cert);
+  }
+  ERR_clear_error();
+  return out;
 }
 
 std::optional<std::string> peer_common_name(ssl_st* ssl) {

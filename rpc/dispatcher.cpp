@@ -251,23 +251,39 @@ Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_vi
   return std::move(events.front());
 }
 
-Event connection_event(const CallContext& ctx, std::string_view state, const json& details) {
-  std::string bytes = std::string(state) + ":" + std::to_string(ctx.ingest_ts_ms);
-  EventBuilder builder(ctx, bytes);
-  Event& e = builder.add(EventType::Connection);
+namespace {
+
+// An event the gateway makes itself (no frame behind it): `identity` makes its event id unique,
+// `details` becomes extra.
+Event gateway_made_event(const CallContext& ctx, EventType type, const std::string& identity,
+                         const json& details) {
+  EventBuilder builder(ctx, identity);
+  Event& e = builder.add(type);
   e.extra = details.is_object() ? details : json::object();
-  e.extra["state"] = std::string(state);
   auto events = std::move(builder).finish();
   return std::move(events.front());
 }
 
+}  // namespace
+
+Event connection_event(const CallContext& ctx, std::string_view state, const json& details) {
+  json extra = details.is_object() ? details : json::object();
+  extra["state"] = std::string(state);
+  return gateway_made_event(ctx, EventType::Connection,
+                            std::string(state) + ":" + std::to_string(ctx.ingest_ts_ms), extra);
+}
+
 Event csms_call_event(const CallContext& ctx, const json& details) {
-  const std::string bytes = "csms_call:" + ctx.message_id + ":" + std::to_string(ctx.ingest_ts_ms);
-  EventBuilder builder(ctx, bytes);
-  Event& e = builder.add(EventType::CsmsCall);
-  e.extra = details.is_object() ? details : json::object();
-  auto events = std::move(builder).finish();
-  return std::move(events.front());
+  return gateway_made_event(ctx, EventType::CsmsCall,
+                            "csms_call:" + ctx.message_id + ":" + std::to_string(ctx.ingest_ts_ms),
+                            details);
+}
+
+Event refusal_security_event(const CallContext& ctx, const json& details) {
+  return gateway_made_event(ctx, EventType::SecurityEvent,
+                            "refusal:" + details.value("remote_address", std::string()) + ":" +
+                                std::to_string(ctx.ingest_ts_ms),
+                            details);
 }
 
 }  // namespace ocppgw::rpc

@@ -50,4 +50,9 @@ analytics::Event connection_event(const CallContext& ctx, std::string_view state
 // (`details` becomes extra; see docs/event_contract.md).
 analytics::Event csms_call_event(const CallContext& ctx, const nlohmann::json& details);
 
+// A SecurityEvent made by the gateway when it refused a charge point's handshake with 401 or
+// 403 (`details`: source "gateway", type, remote_address, listener, status, reason; see
+// docs/event_contract.md).
+analytics::Event refusal_security_event(const CallContext& ctx, const nlohmann::json& details);
+
 }  // namespace ocppgw::rpc

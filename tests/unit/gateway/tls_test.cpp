@@ -12,11 +12,18 @@
 namespace ocppgw::gateway {
 namespace {
 
+TlsSettings files(std::string cert, std::string key) {
+  TlsSettings s;
+  s.cert_file = std::move(cert);
+  s.key_file = std::move(key);
+  return s;
+}
+
 TEST(TlsContext, CertificateAndKeyAreRequired) {
   std::string error;
   EXPECT_FALSE(make_server_tls_context({}, &error));
   EXPECT_NE(error.find("tls_cert and tls_key"), std::string::npos) << error;
-  EXPECT_FALSE(make_server_tls_context({"server.pem", "", ""}, &error));
+  EXPECT_FALSE(make_server_tls_context(files("server.pem", ""), &error));
   EXPECT_NE(error.find("tls_cert and tls_key"), std::string::npos) << error;
 }
 
@@ -24,11 +31,11 @@ TEST(TlsContext, UnreadableFilesAreNamed) {
   ocppgw::testing::TempDir dir;
   std::string error;
   const std::string missing = dir.file("missing.pem");
-  EXPECT_FALSE(make_server_tls_context({missing, missing, ""}, &error));
+  EXPECT_FALSE(make_server_tls_context(files(missing, missing), &error));
   EXPECT_NE(error.find("tls_cert " + missing), std::string::npos) << error;
   const std::string garbage = dir.file("garbage.pem");
   std::ofstream(garbage) << "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n";
-  EXPECT_FALSE(make_server_tls_context({garbage, garbage, ""}, &error));
+  EXPECT_FALSE(make_server_tls_context(files(garbage, garbage), &error));
   EXPECT_NE(error.find("tls_cert " + garbage), std::string::npos) << error;
 }
 
