@@ -22,8 +22,11 @@ rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& 
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
-// Status, diagnostics-status and firmware-status notifications: the answer is always {}.
+// Status, diagnostics-status, firmware-status and the security extension's notifications: the
+// answer is always {}.
 rpc::HandleResult handle_notification(rpc::CallContext& ctx, const nlohmann::json& request);
+// Security extension SignCertificate: Rejected, as no certificate authority is configured.
+rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const nlohmann::json& request);
 
 // ---- mappers (mappers.cpp) ----
 void map_authorize(const rpc::CallContext& ctx, const nlohmann::json& request,
@@ -32,10 +35,15 @@ void map_boot_notification(const rpc::CallContext& ctx, const nlohmann::json& re
                            const nlohmann::json& response, rpc::EventBuilder& out);
 void map_data_transfer(const rpc::CallContext& ctx, const nlohmann::json& request,
                        const nlohmann::json& response, rpc::EventBuilder& out);
-void map_diagnostics_status(const rpc::CallContext& ctx, const nlohmann::json& request,
-                            const nlohmann::json& response, rpc::EventBuilder& out);
-void map_firmware_status(const rpc::CallContext& ctx, const nlohmann::json& request,
-                         const nlohmann::json& response, rpc::EventBuilder& out);
+// One event of `Type` whose extra is the whole request: the status notifications (diagnostics,
+// log, firmware, signed firmware), security events, and what is recorded but not modelled.
+void map_payload_as(analytics::EventType type, const nlohmann::json& request,
+                    rpc::EventBuilder& out);
+template <analytics::EventType Type>
+void map_payload(const rpc::CallContext&, const nlohmann::json& request, const nlohmann::json&,
+                 rpc::EventBuilder& out) {
+  map_payload_as(Type, request, out);
+}
 void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& request,
                    const nlohmann::json& response, rpc::EventBuilder& out);
 void map_meter_values(const rpc::CallContext& ctx, const nlohmann::json& request,

@@ -167,4 +167,9 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
 
 rpc::HandleResult handle_notification(rpc::CallContext&, const json&) { return json::object(); }
 
+rpc::HandleResult handle_sign_certificate(rpc::CallContext&, const json&) {
+  // The 1.6 answer has no reason field; the 2.0.1 one says "NoCertAuthority" (docs/api.md).
+  return json{{"status", "Rejected"}};
+}
+
 }  // namespace ocppgw::ocpp16

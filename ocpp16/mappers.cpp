@@ -142,14 +142,8 @@ void map_data_transfer(const rpc::CallContext&, const json& request, const json&
   e.extra["response_status"] = member_or_null(response, "status");
 }
 
-void map_diagnostics_status(const rpc::CallContext&, const json& request, const json&,
-                            rpc::EventBuilder& out) {
-  add_verbatim(out, EventType::DiagnosticsStatus, request);
-}
-
-void map_firmware_status(const rpc::CallContext&, const json& request, const json&,
-                         rpc::EventBuilder& out) {
-  add_verbatim(out, EventType::FirmwareStatus, request);
+void map_payload_as(EventType type, const json& request, rpc::EventBuilder& out) {
+  add_verbatim(out, type, request);
 }
 
 void map_heartbeat(const rpc::CallContext&, const json& request, const json&,

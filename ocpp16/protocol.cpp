@@ -16,17 +16,27 @@ const std::map<std::string_view, std::string_view>& ocpp16_schema_sources();
 namespace ocppgw::ocpp16 {
 namespace {
 
-constexpr std::array<rpc::ActionSpec, 10> kActions = {{
+using analytics::EventType;
+
+constexpr std::array<rpc::ActionSpec, 14> kActions = {{
     {"Authorize", handle_authorize, map_authorize},
     {"BootNotification", handle_boot_notification, map_boot_notification},
     {"DataTransfer", handle_data_transfer, map_data_transfer},
-    {"DiagnosticsStatusNotification", handle_notification, map_diagnostics_status},
-    {"FirmwareStatusNotification", handle_notification, map_firmware_status},
+    {"DiagnosticsStatusNotification", handle_notification,
+     map_payload<EventType::DiagnosticsStatus>},
+    {"FirmwareStatusNotification", handle_notification, map_payload<EventType::FirmwareStatus>},
     {"Heartbeat", handle_heartbeat, map_heartbeat},
     {"MeterValues", handle_meter_values, map_meter_values},
     {"StartTransaction", handle_start_transaction, map_start_transaction},
     {"StatusNotification", handle_notification, map_status_notification},
     {"StopTransaction", handle_stop_transaction, map_stop_transaction},
+    // The security extension (whitepaper "Improved security for OCPP 1.6-J"), mapped as the
+    // 2.0.1 actions of the same name are.
+    {"LogStatusNotification", handle_notification, map_payload<EventType::DiagnosticsStatus>},
+    {"SecurityEventNotification", handle_notification, map_payload<EventType::SecurityEvent>},
+    {"SignCertificate", handle_sign_certificate, map_payload<EventType::Notification>},
+    {"SignedFirmwareStatusNotification", handle_notification,
+     map_payload<EventType::FirmwareStatus>},
 }};
 
 // Core, firmware management, local auth list, reservation, remote trigger, smart charging, and

@@ -55,3 +55,34 @@ def test_python_ocpp_refused_without_subprotocol(gateway):
             return e.status_code
 
     assert asyncio.run(attempt()) == 400
+
+
+async def security_extension(url, identity):
+    async with websockets.connect(f"{url}/{identity}", subprotocols=["ocpp1.6"]) as ws:
+        cp = ChargePoint(identity, ws)
+        listener = asyncio.create_task(cp.start())
+        try:
+            await cp.call(call.BootNotification(charge_point_model="PyModel", charge_point_vendor="PyVendor"))
+            await cp.call(call.SecurityEventNotification(type="FirmwareUpdated", timestamp=now(),
+                                                         tech_info="v2 installed"))
+            await cp.call(call.LogStatusNotification(status="Uploaded", request_id=5))
+            await cp.call(call.SignedFirmwareStatusNotification(status="SignatureVerified", request_id=6))
+            signed = await cp.call(call.SignCertificate(
+                csr="-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----"))
+            return signed.status
+        finally:
+            listener.cancel()
+
+
+def test_python_ocpp_v16_security_extension_notifications(gateway):
+    """The charge point side of the 1.6 security whitepaper: each is answered and kept as the
+    event its 2.0.1 counterpart becomes."""
+    status = asyncio.run(security_extension(gateway.url, "PY-CP-SEC"))
+    assert status == "Rejected", "no certificate authority is configured"
+    events = {e["ocpp_action"]: e for e in gateway.events("PY-CP-SEC") if e["event_type"] != "Connection"}
+    assert events["SecurityEventNotification"]["event_type"] == "SecurityEvent"
+    assert events["SecurityEventNotification"]["extra"]["techInfo"] == "v2 installed"
+    assert events["LogStatusNotification"]["event_type"] == "DiagnosticsStatus"
+    assert events["LogStatusNotification"]["extra"]["requestId"] == 5
+    assert events["SignedFirmwareStatusNotification"]["event_type"] == "FirmwareStatus"
+    assert events["SignCertificate"]["event_type"] == "Notification"

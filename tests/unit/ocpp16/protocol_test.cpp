@@ -64,10 +64,21 @@ std::vector<Sample> realistic_requests() {
         {"timestamp", "2025-06-15T16:00:00Z"},
         {"reason", "EVDisconnected"}},
        EventType::StopTransaction},
+      // The security extension.
+      {"LogStatusNotification", {{"status", "Uploaded"}, {"requestId", 7}},
+       EventType::DiagnosticsStatus},
+      {"SecurityEventNotification",
+       {{"type", "FirmwareUpdated"}, {"timestamp", "2025-06-15T15:00:00Z"}},
+       EventType::SecurityEvent},
+      {"SignCertificate",
+       {{"csr", "-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----"}},
+       EventType::Notification},
+      {"SignedFirmwareStatusNotification", {{"status", "SignatureVerified"}, {"requestId", 3}},
+       EventType::FirmwareStatus},
   };
 }
 
-TEST_F(Ocpp16Test, TableHoldsTheTenChargePointInitiatedActions) {
+TEST_F(Ocpp16Test, TableHoldsTheChargePointInitiatedActionsOfCoreAndTheSecurityExtension) {
   const std::set<std::string> expected = {"Authorize",
                                           "BootNotification",
                                           "DataTransfer",
@@ -77,7 +88,11 @@ TEST_F(Ocpp16Test, TableHoldsTheTenChargePointInitiatedActions) {
                                           "MeterValues",
                                           "StartTransaction",
                                           "StatusNotification",
-                                          "StopTransaction"};
+                                          "StopTransaction",
+                                          "LogStatusNotification",
+                                          "SecurityEventNotification",
+                                          "SignCertificate",
+                                          "SignedFirmwareStatusNotification"};
   std::set<std::string> actual;
   for (const auto& spec : protocol().actions) {
     actual.emplace(spec.action);
