@@ -5,6 +5,7 @@
 #include <set>
 
 #include "delta/fs.hpp"
+#include "util/hex.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::delta {
@@ -60,13 +61,6 @@ nlohmann::json commit_info(const char* operation, nlohmann::json parameters,
       {"operationMetrics", metrics}, {"isBlindAppend", false}, {"engineInfo", "ocppgw-delta"}};
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 std::string decode_log_path(std::string_view uri) {
@@ -74,7 +68,7 @@ std::string decode_log_path(std::string_view uri) {
   out.reserve(uri.size());
   for (size_t i = 0; i < uri.size(); ++i) {
     if (uri[i] == '%' && i + 2 < uri.size()) {
-      const int hi = hex_value(uri[i + 1]), lo = hex_value(uri[i + 2]);
+      const int hi = util::hex_digit(uri[i + 1]), lo = util::hex_digit(uri[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out += static_cast<char>(hi * 16 + lo);
         i += 2;

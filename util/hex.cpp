@@ -19,17 +19,11 @@ std::string to_hex(const void* data, size_t size) {
 }
 
 std::optional<std::string> from_hex(std::string_view hex) {
-  auto digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   if (hex.size() % 2 != 0) return std::nullopt;
   std::string out;
   out.reserve(hex.size() / 2);
   for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    const int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out += static_cast<char>(hi * 16 + lo);
   }

@@ -9,6 +9,14 @@
 
 namespace ocppgw::util {
 
+// The value of one hexadecimal digit (either case), -1 for any other character.
+constexpr int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 std::string to_hex(const void* data, size_t size);
 inline std::string to_hex(std::string_view bytes) { return to_hex(bytes.data(), bytes.size()); }
 // nullopt for odd length or a non-hex digit; accepts either case.

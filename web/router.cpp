@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/hex.hpp"
 #include "util/metrics.hpp"
 
 namespace ocppgw::web {
@@ -112,13 +113,6 @@ bool matches(const std::vector<std::string>& pattern,
   return true;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
@@ -127,8 +121,8 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%') {
       if (i + 2 >= text.size()) return std::nullopt;
-      const int hi = hex_value(text[i + 1]);
-      const int lo = hex_value(text[i + 2]);
+      const int hi = util::hex_digit(text[i + 1]);
+      const int lo = util::hex_digit(text[i + 2]);
       if (hi < 0 || lo < 0) return std::nullopt;
       out += static_cast<char>(hi * 16 + lo);
       i += 2;

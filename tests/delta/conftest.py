@@ -28,6 +28,14 @@ def delta_sync(data_dir, *extra, check=True):
     return p.returncode, report
 
 
+def data_files(table_path):
+    """The Parquet data files under a table's root (relative paths), staging and log left out."""
+    return sorted(os.path.relpath(os.path.join(d, f), table_path)
+                  for d, _, files in os.walk(table_path)
+                  if not os.path.relpath(d, table_path).startswith("_")
+                  for f in files if f.endswith(".parquet"))
+
+
 @pytest.fixture(scope="session")
 def fleet_data():
     """A data folder filled by a real gateway run with ocppsim traffic (faults included) while

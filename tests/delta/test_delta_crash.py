@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from deltalake import DeltaTable
 
-from conftest import OCPPGW, delta_sync
+from conftest import OCPPGW, data_files, delta_sync
 from test_delta_mirror import TABLES, assert_table_equals_sqlite, bump_session
 
 
@@ -30,13 +30,6 @@ def sync_env(data, env, timeout=120):
                           text=True, timeout=timeout, env={**os.environ, **env})
 
 
-def parquet_files(table_path):
-    return sorted(os.path.relpath(os.path.join(d, f), table_path)
-                  for d, _, files in os.walk(table_path)
-                  if not os.path.relpath(d, table_path).startswith("_")
-                  for f in files if f.endswith(".parquet"))
-
-
 def assert_everything_equal_and_clean(copy):
     for table in TABLES:
         assert_table_equals_sqlite(copy["root"], copy["analytics"], table)
@@ -55,7 +48,7 @@ def assert_everything_equal_and_clean(copy):
                         referenced.add(a["remove"]["path"])
                     if "add" in a:
                         referenced.add(a["add"]["path"])
-        stray = set(parquet_files(path)) - referenced
+        stray = set(data_files(path)) - referenced
         assert not stray, (table, stray)
         staging = os.path.join(path, "_staging")
         assert not os.path.exists(staging) or not os.listdir(staging), (table, os.listdir(staging))

@@ -8,7 +8,7 @@ import time
 import pytest
 from deltalake import DeltaTable
 
-from conftest import OCPPGW, delta_sync
+from conftest import OCPPGW, data_files, delta_sync
 from test_delta_mirror import assert_table_equals_sqlite, bump_session
 
 
@@ -19,13 +19,6 @@ def delta_cli(data_dir, *args, check=True):
         assert p.returncode == 0, p.stdout + p.stderr
     out = json.loads(p.stdout) if p.stdout.strip()[:1] in ("{", "[") else None
     return p.returncode, out, p.stderr
-
-
-def live_files_on_disk(path):
-    return sorted(os.path.relpath(os.path.join(d, f), path)
-                  for d, dirs, files in os.walk(path)
-                  if not os.path.relpath(d, path).startswith("_")
-                  for f in files if f.endswith(".parquet"))
 
 
 def test_history_matches_delta_rs(fleet_data):
@@ -72,7 +65,7 @@ def test_vacuum_deletes_only_unreferenced_files_and_needs_force_below_the_retent
         delta_sync(copy_of["data"])
     t = DeltaTable(path)
     live = sorted(os.path.relpath(u.replace("file://", ""), path) for u in t.file_uris())
-    on_disk = live_files_on_disk(path)
+    on_disk = data_files(path)
     assert len(on_disk) > len(live), "replaced files are still on disk within the retention"
     # A crashed writer's orphan, and a file another writer is about to commit.
     day_dir = os.path.dirname(os.path.join(path, live[0]))
@@ -94,7 +87,7 @@ def test_vacuum_deletes_only_unreferenced_files_and_needs_force_below_the_retent
     assert not os.path.exists(orphan) and os.path.exists(fresh)
     _, out, _ = delta_cli(copy_of["data"], "vacuum", "charging_sessions", "--retain-hours", "0", "--force")
     assert out["charging_sessions"]["deleted_files"] == len(on_disk) - len(live) + 1  # + fresh
-    assert live_files_on_disk(path) == live
+    assert data_files(path) == live
     t = DeltaTable(path)
     assert t.history(1)[0]["operation"] == "VACUUM END"
     assert_table_equals_sqlite(copy_of["root"], copy_of["analytics"], "charging_sessions")
