@@ -6,6 +6,8 @@
 # $OCPPGW_SPARK_IVY (default ~/.cache/ocppgw/ivy; skipped when present), by starting one local
 # SparkSession through scripts/spark_session.py, the module every Spark user imports.
 # Needs Java 17 (openjdk-17-jre-headless, scripts/setup.sh). Env: OCPPGW_VENV (default .venv).
+# `scripts/spark.sh kafka` also fetches Spark's Kafka source (spark-sql-kafka) for the Spark
+# pipeline (analytics/spark/) into the same cache.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${OCPPGW_VENV:-$root/.venv}"
@@ -40,16 +42,18 @@ if ! pinned 2>/dev/null; then
 fi
 
 # The Delta jars in the Ivy cache: one session start with spark.jars.packages fetches them.
-PYTHONPATH="$root/scripts${PYTHONPATH:+:$PYTHONPATH}" "$venv/bin/python" - <<'PY' || die "could not fetch the Delta jars"
+kafka=False; [ "${1:-}" = kafka ] && kafka=True
+PYTHONPATH="$root/scripts${PYTHONPATH:+:$PYTHONPATH}" "$venv/bin/python" - "$kafka" <<'PY' || die "could not fetch the Delta jars"
 import sys
 import spark_session as s
-if s.cached_jars():
+kafka = sys.argv[1] == "True"
+if s.cached_jars(kafka):
     sys.exit(0)
-print(f"spark.sh: fetching {', '.join(s.delta_packages())} into {s.IVY}", file=sys.stderr)
-spark = s.local_spark("ocppgw-spark-fetch")
+print(f"spark.sh: fetching {', '.join(s.packages(kafka))} into {s.IVY}", file=sys.stderr)
+spark = s.local_spark("ocppgw-spark-fetch", kafka=kafka)
 n = spark.range(3).count()
 spark.stop()
-if n != 3 or not s.cached_jars():
-    sys.exit("the Delta jars are not in the Ivy cache after a session start")
+if n != 3 or not s.cached_jars(kafka):
+    sys.exit("the jars are not in the Ivy cache after a session start")
 PY
 echo "spark.sh: ready (pyspark $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)'), delta-spark $("$venv/bin/python" -c 'from importlib.metadata import version; print(version("delta-spark"))'))" >&2

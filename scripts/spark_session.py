@@ -31,15 +31,41 @@ def delta_packages():
     return [f"io.delta:delta-spark_{scala}:{v}", f"io.delta:delta-storage:{v}"]
 
 
-def cached_jars():
-    """The Delta jars already in the Ivy cache (spark.sh fetched them), or None."""
+def kafka_packages():
+    """Spark's Kafka source (Structured Streaming) for the installed pyspark, and the jars it
+    needs beyond Spark's own (the Spark pipeline, analytics/spark/)."""
+    import pyspark
+    scala = "2.13" if pyspark.__version__.startswith("4.") else "2.12"
+    v = pyspark.__version__
+    return [f"org.apache.spark:spark-sql-kafka-0-10_{scala}:{v}"]
+
+
+# The Kafka source's own dependencies that pyspark's jars/ lacks (Ivy resolves them with it).
+KAFKA_DEPENDENCY_JARS = ("org.apache.spark_spark-token-provider-kafka-0-10_*.jar",
+                         "org.apache.kafka_kafka-clients-*.jar",
+                         "org.apache.commons_commons-pool2-*.jar")
+
+
+def packages(kafka=False):
+    return delta_packages() + (kafka_packages() if kafka else [])
+
+
+def cached_jars(kafka=False):
+    """The Delta (and with kafka=True the Kafka source's) jars already in the Ivy cache
+    (spark.sh fetched them), or None."""
     jars = []
-    for coordinate in delta_packages():
+    for coordinate in packages(kafka):
         group, artifact, v = coordinate.split(":")
         found = glob.glob(os.path.join(IVY, "jars", f"{group}_{artifact}-{v}.jar"))
         if not found:
             return None
         jars += found
+    if kafka:
+        for pattern in KAFKA_DEPENDENCY_JARS:
+            found = sorted(glob.glob(os.path.join(IVY, "jars", pattern)))
+            if not found:
+                return None
+            jars.append(found[-1])
     return jars
 
 
@@ -59,9 +85,10 @@ def quiet_log4j2():
     return path
 
 
-def local_spark(app="ocppgw", master=None, memory=None, extra=None):
-    """A local SparkSession with Delta: the cached jars when present (no resolution, offline),
-    else the packages resolved from Maven Central into the Ivy cache."""
+def local_spark(app="ocppgw", master=None, memory=None, extra=None, kafka=False):
+    """A local SparkSession with Delta (and Spark's Kafka source with kafka=True): the cached
+    jars when present (no resolution, offline), else the packages resolved from Maven Central
+    into the Ivy cache."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as e:  # fail loudly: a missing Spark is a set-up error, never a skip
@@ -87,11 +114,11 @@ def local_spark(app="ocppgw", master=None, memory=None, extra=None):
          .config("spark.sql.warehouse.dir", os.path.normpath(os.path.join(IVY, "..", "spark-warehouse")))
          .config("spark.driver.host", "127.0.0.1")
          .config("spark.driver.bindAddress", "127.0.0.1"))
-    jars = cached_jars()
+    jars = cached_jars(kafka)
     if jars:
         b = b.config("spark.jars", ",".join(jars))
     else:
-        b = b.config("spark.jars.packages", ",".join(delta_packages()))
+        b = b.config("spark.jars.packages", ",".join(packages(kafka)))
     for k, v in (extra or {}).items():
         b = b.config(k, v)
     spark = b.getOrCreate()
