@@ -1,4 +1,5 @@
 // analytics/dq_metrics.cpp: the data-quality tables and the conservation check of a batch.
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include "analytics/dq_metrics.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // analytics/gold_rules.cpp: pure Gold derivations (see gold_rules.hpp).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include "analytics/gold_rules.hpp"
 
 #include <algorithm>

@@ -16,6 +16,7 @@
 // Flags: START_MISSING, STOP_MISSING (timed out without a stop), METER_ANOMALY, CONFLICT (an
 // unresolved CONFLICT quarantine row belongs to the session), CLOCK_SKEW (an event's device time
 // is ahead of its receive time).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #pragma once
 
 #include <cstdint>

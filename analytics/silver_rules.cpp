@@ -1,4 +1,5 @@
 // analytics/silver_rules.cpp: Silver validation/normalisation and business keys (pure).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include "analytics/silver_rules.hpp"
 
 #include <algorithm>

@@ -24,6 +24,7 @@
 //     what broke the schema, one of the rules above fires (SCHEMA_MISMATCH etc.).
 //   - CLOCK_SKEW: device time ahead of the gateway's receive time by more than the tolerance.
 //   Late data (device time far behind receive time) is never flagged or rejected.
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 // analytics/silver_writer.cpp: Silver dedup and quarantine, one item at a time.
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include "analytics/silver_writer.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 // analytics/gold/charge_point_health.cpp: charge_point_health, one row per charge point.
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include <string>
 
 #include "analytics/gold/gold.hpp"

@@ -1,5 +1,6 @@
 // analytics/gold/connector_status.cpp: connector_status_history (one interval per status event)
 // and connector_current_status (its last interval).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include <climits>
 #include <vector>
 

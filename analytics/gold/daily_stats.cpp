@@ -1,4 +1,5 @@
 // analytics/gold/daily_stats.cpp: charging_stats_daily, one row per (charge point, day).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include <string>
 #include <vector>
 

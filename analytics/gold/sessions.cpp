@@ -1,4 +1,5 @@
 // analytics/gold/sessions.cpp: charging_sessions, one row per (charge point, transaction).
+// Rules: docs/analytics_rules.md (analytics/spark/ implements the same specification).
 #include <algorithm>
 #include <optional>
 #include <vector>
