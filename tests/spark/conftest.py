@@ -108,6 +108,9 @@ def fleet():
                  "--connectors", "2", "--heartbeat", "5", "--meter-interval", "1",
                  "--sessions-per-hour", "600", "--session-duration", "5", "--duration", "15",
                  "--drain", "15", "--connect-rate", "100", "--all-faults",
+                 # a small fleet needs higher rates than the defaults to see every fault kind
+                 "--fault-conflict", "0.08", "--fault-business-dup", "0.06",
+                 "--fault-out-of-order", "0.05",
                  "--offline-duration", "3", "--seed", str(7 + i),
                  "--gateway-db", gw.db_path,
                  "--analytics-db", os.path.join(gw.data_dir, "analytics.db"),

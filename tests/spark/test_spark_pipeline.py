@@ -74,7 +74,7 @@ def test_spark_silver_counts_equal_nodes(fleet, reference):
     for r in lake.delta_rows(p.root, "quarantine_events"):
         quarantine[r["reason"]] = quarantine.get(r["reason"], 0) + 1
     assert len(lake.delta_rows(p.root, "silver_events")) == n["silver"]
-    assert sum(r["duplicate_type"] == "BUSINESS" for r in audit) == n["business"]
+    assert sum(r["duplicate_type"] == "BUSINESS" for r in audit) == n["business"] > 0
     assert sum(r["duplicate_type"] == "TECHNICAL" for r in audit) >= n["technical"] > 0
     assert quarantine == n["quarantine"]
     assert {"CONFLICT", "CORRUPT_PAYLOAD"} <= set(quarantine)
