@@ -29,7 +29,7 @@ rate() { "$py" -c "import sys; n, s = int(sys.argv[1]), float(sys.argv[2]); prin
 "$py" "$root/bench/spark_bench_events.py" --events "$EVENTS" --charge-points "${BENCH_CPS:-2000}" \
   >"$work/events.tsv"
 kcat -P -b "$brokers" -t "$topic" -K $'\t' -z lz4 -X linger.ms=50 -X batch.num.messages=10000 \
-  "$work/events.tsv"
+  <"$work/events.tsv"
 n="$(kcat -C -b "$brokers" -t "$topic" -o beginning -e -q -f 'x\n' | wc -l)"
 echo "topic: $n records, $(wc -c <"$work/events.tsv") bytes, $(nproc) cores"
 
