@@ -146,6 +146,7 @@ def reference(fleet):
 
 
 def kill_group(proc):
+    """SIGKILL a Pipeline.start() process with its JVM (its own process group)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:

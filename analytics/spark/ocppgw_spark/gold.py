@@ -16,6 +16,7 @@ from pyspark.sql import types as T
 
 from . import rules
 from . import tables as t
+from .faults import crash_point
 
 CP, TX = "charge_point_id", "transaction_id"
 CONNECTOR_KEY = [CP, "evse_id", "connector_id"]
@@ -138,9 +139,10 @@ def recompute_health(spark, root, cps, clock):
     t.replace_keys(spark, root, t.HEALTH, rows, cps, [CP], [CP])
 
 
-def process_batch(spark, root, candidates, clock):
+def process_batch(spark, root, candidates, clock, batch_id):
     sessions, connectors, cps = affected_keys(spark, root, candidates, clock)
     recompute_sessions(spark, root, sessions, clock)
+    crash_point(batch_id, "sessions")
     recompute_daily(spark, root, sessions.select(CP).distinct())
     recompute_connectors(spark, root, connectors)
     recompute_health(spark, root, cps, clock)

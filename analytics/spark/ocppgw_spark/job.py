@@ -71,7 +71,7 @@ def silver_gold_batch(root):
         candidates, valid, counts = silver.process_batch(spark, root, batch_df, batch_id)
         t1 = time.monotonic()
         clock = dq.data_clock(spark, root, batch_id, valid)
-        recomputed = gold.process_batch(spark, root, candidates, clock)
+        recomputed = gold.process_batch(spark, root, candidates, clock, batch_id)
         t2 = time.monotonic()
         row = dq.record(spark, root, batch_id, counts, valid, clock)
         t3 = time.monotonic()

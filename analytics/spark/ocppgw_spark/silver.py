@@ -22,6 +22,7 @@ from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from . import rules
+from .faults import crash_point
 from . import tables as t
 
 
@@ -102,15 +103,16 @@ def process_batch(spark, root, bronze_batch, batch_id):
     invalid = parsed.filter("NOT ok")
     valid = parsed.filter("ok")
 
-    # 2. technical dedup
+    # 2. technical dedup: a copy is TECHNICAL when another copy of its event_id sits at an
+    # earlier Bronze position, in this batch or stored. "Earlier", not "other": a retried batch
+    # finds its own rows stored, and those must not demote the first copy.
     first = Window.partitionBy("event_id").orderBy(*t.COORD_COLS)
-    seen = _seen_event_ids(spark, root).withColumnRenamed("kafka_topic", "s_topic") \
-        .withColumnRenamed("kafka_partition", "s_partition") \
-        .withColumnRenamed("kafka_offset", "s_offset")
-    earlier_stored = (valid.select("event_id", *t.COORD_COLS)
-                      .join(seen, "event_id")
-                      .filter("NOT (s_topic <=> kafka_topic AND s_partition <=> kafka_partition "
-                              "AND s_offset <=> kafka_offset)")
+    position = F.struct(*t.COORD_COLS)
+    earlier_stored = (valid.select("event_id", *t.COORD_COLS, position.alias("pos"))
+                      .join(_seen_event_ids(spark, root)
+                            .select("event_id", F.struct(*t.COORD_COLS).alias("stored_pos")),
+                            "event_id")
+                      .filter("stored_pos < pos")
                       .select(*t.COORD_COLS).distinct().withColumn("stored_copy", F.lit(True)))
     valid = (valid.withColumn("copy", F.row_number().over(first))
              .join(earlier_stored, t.COORD_COLS, "left")
@@ -154,6 +156,7 @@ def process_batch(spark, root, bronze_batch, batch_id):
         F.lit("NEW").alias("status"), now.alias("quarantined_at"), "batch_id")
     t.insert_new(spark, root, t.QUARANTINE,
                  bad_rows.unionByName(conflict_rows), ["quarantine_id"])
+    crash_point(batch_id, "quarantine")
 
     dup_rows = candidates.filter("place = 'D'").select(
         *t.EVENT_COLS, *t.COORD_COLS, F.lit("BUSINESS").alias("duplicate_type"),
@@ -168,6 +171,7 @@ def process_batch(spark, root, bronze_batch, batch_id):
                    keys.withColumn("duplicate_type", F.lit("BUSINESS")),
                    ["business_key", "duplicate_type"], t.COORD_COLS)
     t.insert_new(spark, root, t.AUDIT, tech_rows, t.COORD_COLS)
+    crash_point(batch_id, "audit")
 
     event_time = (F.col("event_ts") / 1000).cast("timestamp")
     winners = candidates.filter("place = 'S'").select(
@@ -175,6 +179,7 @@ def process_batch(spark, root, bronze_batch, batch_id):
         *t.COORD_COLS, "batch_id")
     # One row per business key: the winner replaces a demoted one; a CONFLICT key has none.
     t.replace_keys(spark, root, t.SILVER, winners, keys, ["business_key"], ["business_key"])
+    crash_point(batch_id, "silver")
 
     counts = {
         "raw": raw,
