@@ -77,6 +77,8 @@ def silver_gold_batch(root):
         t3 = time.monotonic()
         print("ocppgw_spark batch " + json.dumps(
             {"batch_id": batch_id, "raw": row["raw"], "raw_total": row["raw_total"],
+             "silver_total": row["silver_total"], "duplicate_total": row["duplicate_total"],
+             "quarantine_total": row["quarantine_total"],
              "conservation_ok": row["conservation_ok"], **recomputed,
              "seconds": {"silver": round(t1 - t0, 1), "gold": round(t2 - t1, 1),
                          "dq": round(t3 - t2, 1)}}), flush=True)
