@@ -53,22 +53,22 @@ RECORDS = [
     ("CP-RULES", base(8, event_ts="1999-12-31T23:59:59.000Z")),    # before 2000
     ("CP-RULES", base(9, event_ts="2026-03-01T12:09:00.123456+02:00")),  # offset, truncated
     ("CP-RULES", base(10, connector_id="1")),                     # wrong type
-    ("CP-RULES", base(11, transaction_id=5, **START)),
+    ("CP-RULES", base(11, **{**START, "transaction_id": 5})),
     ("CP-RULES", base(12, schema_version=2)),
     ("CP-RULES", base(13, **START)),                               # start without transaction
-    ("CP-RULES", base(14, connector_status="Sleeping", **STATUS)),
-    ("CP-RULES", base(15, connector_status=" suspendedEV", error_code="NoError", **STATUS)),
-    ("CP-RULES", base(16, connector_status=None, **STATUS)),
-    ("CP-RULES", base(17, meter_wh=-1.5, **METER)),
+    ("CP-RULES", base(14, **{**STATUS, "connector_status": "Sleeping"})),
+    ("CP-RULES", base(15, **{**STATUS, "connector_status": " suspendedEV", "error_code": "NoError"})),
+    ("CP-RULES", base(16, **{**STATUS, "connector_status": None})),
+    ("CP-RULES", base(17, **{**METER, "meter_wh": -1.5})),
     ("CP-RULES", base(18, event_type="Invalid", extra={"reason": "bad frame", "raw": "[2"})),
     ("CP-RULES", base(19, flags=["INVALID_TIMESTAMP"])),
     ("CP-RULES", base(20, event_ts="2026-03-01T10:40:00.000Z")),   # 20 min ahead: CLOCK_SKEW
-    ("CP-RULES", base(21, meter_wh=1200, seq_no=3.0, **METER)),    # integers and floats
+    ("CP-RULES", base(21, **{**METER, "meter_wh": 1200, "seq_no": 3.0})),    # integers and floats
     ("CP-RULES", base(22, event_id="   ")),
-    ("CP-RULES", base(23, transaction_id="  ", **METER)),          # blank tx -> null
+    ("CP-RULES", base(23, **{**METER, "transaction_id": "  "})),          # blank tx -> null
     ("CP-RULES", base(24, stop_reason="EVDisconnected", event_type="StopTransaction",
                       ocpp_action="StopTransaction", transaction_id="77", meter_wh=1500.0)),
-    ("CP-RULES", base(25, schema_version=0, meter_wh=-3.0, **METER)),  # two violations
+    ("CP-RULES", base(25, **{**METER, "schema_version": 0, "meter_wh": -3.0})),  # two violations
     ("CP-RULES", base(26, flags="not a list", extra=[1])),
     ("CP-RULES", base(27, event_ts="2026-02-30T10:00:00Z")),        # no such day
 ]
