@@ -138,11 +138,10 @@ def test_restart_from_checkpoint_and_replay_give_identical_gold(fleet, reference
     never killed) and the conservation law holds after every batch."""
     ref, _ = reference
     p = Pipeline(fleet["work"], "restarted", fleet["brokers"])
-    p.run("--layers", "bronze", "--available-now")
     silver = ("--layers", "silver", "--max-files-per-trigger", "2")
-    for crash in ("1:audit", "1:sessions"):
+    for layers, crash in (("bronze,silver", "1:audit"), ("silver", "1:sessions")):
         os.environ["OCPPGW_SPARK_KILL_AT"] = crash
-        proc = p.start(*silver, "--available-now")
+        proc = p.start("--layers", layers, "--max-files-per-trigger", "2", "--available-now")
         del os.environ["OCPPGW_SPARK_KILL_AT"]
         try:
             out, _ = proc.communicate(timeout=300)
