@@ -71,6 +71,8 @@ RECORDS = [
     ("CP-RULES", base(25, **{**METER, "schema_version": 0, "meter_wh": -3.0})),  # two violations
     ("CP-RULES", base(26, flags="not a list", extra=[1])),
     ("CP-RULES", base(27, event_ts="2026-02-30T10:00:00Z")),        # no such day
+    ("CP-RULES", base(28, **{**METER, "meter_wh": True})),          # a boolean is no number
+    ("CP-RULES", base(29, connector_id=2.9)),                       # a float truncates
 ]
 
 
@@ -78,7 +80,8 @@ def python_outcome(key, value):
     e, v, _, _ = rules.parse_raw_event(value, key or None)
     if not v.ok:
         return {"quarantine": v.reason, "violations": sorted(v.violations)}
-    return {"silver": {"charge_point_id": e["charge_point_id"], "event_ts": e["event_ts"],
+    return {"silver": {"charge_point_id": e["charge_point_id"], "connector_id": e["connector_id"],
+                       "event_ts": e["event_ts"],
                        "ingest_ts": e["ingest_ts"], "connector_status": e["connector_status"],
                        "error_code": e["error_code"], "stop_reason": e["stop_reason"],
                        "transaction_id": e["transaction_id"], "seq_no": e["seq_no"],
@@ -92,7 +95,8 @@ def cpp_outcomes(db):
                                  "violations": sorted(json.loads(r["violations"]))}
     for r in sqlite_rows(db, "SELECT * FROM silver_events"):
         out[r["event_id"]] = {"silver": {
-            "charge_point_id": r["charge_point_id"], "event_ts": r["event_ts"],
+            "charge_point_id": r["charge_point_id"], "connector_id": r["connector_id"],
+            "event_ts": r["event_ts"],
             "ingest_ts": r["ingest_ts"], "connector_status": r["connector_status"],
             "error_code": r["error_code"], "stop_reason": r["stop_reason"],
             "transaction_id": r["transaction_id"], "seq_no": r["seq_no"],

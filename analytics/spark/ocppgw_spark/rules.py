@@ -187,8 +187,9 @@ def _reject_constant(name):
 
 
 def _number(v):
-    # nlohmann's get<number>() also takes booleans; strings, arrays and objects are type errors.
-    return isinstance(v, (int, float))
+    # nlohmann's get<int64_t>() / get<double>() take any JSON number (a float truncates to an
+    # integer field); booleans, strings, arrays and objects are type errors.
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _from_json(j, verdict):
