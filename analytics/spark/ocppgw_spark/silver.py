@@ -166,11 +166,11 @@ def process_batch(spark, root, bronze_batch, batch_id):
         F.col("event_id").alias("winner_event_id"), F.col("raw_payload").alias("payload"),
         F.lit(batch_id).cast("long").alias("batch_id"))
     # BUSINESS rows of the touched keys become exactly dup_rows (a key that turned CONFLICT
-    # hands its audited duplicates to the quarantine); TECHNICAL rows are only ever added.
-    t.replace_keys(spark, root, t.AUDIT, dup_rows,
+    # hands its audited duplicates to the quarantine); TECHNICAL rows are only ever added (no
+    # key of theirs is "affected", so none is ever deleted).
+    t.replace_keys(spark, root, t.AUDIT, dup_rows.unionByName(tech_rows),
                    keys.withColumn("duplicate_type", F.lit("BUSINESS")),
                    ["business_key", "duplicate_type"], t.COORD_COLS)
-    t.insert_new(spark, root, t.AUDIT, tech_rows, t.COORD_COLS)
     crash_point(batch_id, "audit")
 
     event_time = (F.col("event_ts") / 1000).cast("timestamp")
