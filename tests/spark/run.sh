@@ -7,7 +7,8 @@
 # truth, the conservation law, and restart safety (kill mid-stream, restart from the
 # checkpoint; replay into fresh tables). Installs tests/spark/requirements.txt into .venv.
 # Env: OCPPGW_BIN, OCPPSIM_BIN (default: this checkout's build), SPARK_IT_CPS (charge points
-# per node, 15), SPARK_IT_KEEP=1 keeps the work dir. Prints "spark: N passed, M failed".
+# per node, 15), SPARK_IT_CRASH (where the restart test kills the job, 1:audit),
+# SPARK_IT_KEEP=1 keeps the work dir. Prints "spark: N passed, M failed".
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/tests/integration/common.sh"

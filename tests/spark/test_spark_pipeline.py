@@ -156,21 +156,21 @@ def test_restart_from_checkpoint_and_replay_give_identical_gold(fleet, reference
     killed (SIGKILL of the driver and its JVM) in its second micro-batch right after the audit
     write (a demoted or conflicted record then sits in two tables, Gold not yet written), and
     restarted from its checkpoint. Its Gold ends identical to the reference run's (one batch,
-    never killed) and the conservation law holds after every batch. (OCPPGW_SPARK_KILL_AT
-    also takes the steps quarantine, silver and sessions.)"""
+    never killed) and the conservation law holds after every batch. SPARK_IT_CRASH picks
+    another crash point: <batch>:quarantine|audit|silver|sessions."""
     ref, _ = reference
     p = Pipeline(fleet["work"], "restarted", fleet["brokers"])
     silver = ("--layers", "silver", "--max-files-per-trigger", "2")
-    for layers, crash in (("bronze,silver", "1:audit"),):
-        os.environ["OCPPGW_SPARK_KILL_AT"] = crash
-        proc = p.start("--layers", layers, "--max-files-per-trigger", "2", "--available-now")
-        del os.environ["OCPPGW_SPARK_KILL_AT"]
-        try:
-            out, _ = proc.communicate(timeout=300)
-        finally:
-            kill_group(proc)  # no-op unless the crash point was never reached
-        assert f"ocppgw_spark killed at {crash}" in out, f"no crash at {crash}; see {p.log}"
-        assert proc.returncode == -9, proc.returncode
+    crash = os.environ.get("SPARK_IT_CRASH", "1:audit")
+    os.environ["OCPPGW_SPARK_KILL_AT"] = crash
+    proc = p.start("--layers", "bronze,silver", "--max-files-per-trigger", "2", "--available-now")
+    del os.environ["OCPPGW_SPARK_KILL_AT"]
+    try:
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        kill_group(proc)  # no-op unless the crash point was never reached
+    assert f"ocppgw_spark killed at {crash}" in out, f"no crash at {crash}; see {p.log}"
+    assert proc.returncode == -9, proc.returncode
     batches = p.run(*silver, "--available-now")
     assert batches and batches[0]["batch_id"] == 1, "the restart retries the killed batch"
     assert lake.gold_snapshot(p.root) == lake.gold_snapshot(ref.root)
