@@ -155,10 +155,13 @@ def replace_keys(spark, root, name, new_rows, affected, key_cols, row_cols):
 def package_zip():
     """The ocppgw_spark package as a zip for SparkContext.addPyFile (spark-submit without a
     wheel): the Python workers import the rules from it. None when it is not a folder."""
+    import atexit
     import shutil
     import tempfile
     here = os.path.dirname(os.path.abspath(__file__))
     if not os.path.isdir(here):
         return None
-    base = os.path.join(tempfile.mkdtemp(prefix="ocppgw_spark-"), "ocppgw_spark")
-    return shutil.make_archive(base, "zip", os.path.dirname(here), "ocppgw_spark")
+    tmp = tempfile.mkdtemp(prefix="ocppgw_spark-")
+    atexit.register(shutil.rmtree, tmp, True)
+    return shutil.make_archive(os.path.join(tmp, "ocppgw_spark"), "zip", os.path.dirname(here),
+                               "ocppgw_spark")
