@@ -95,7 +95,10 @@ def local_spark(app="ocppgw", master=None, memory=None, extra=None, kafka=False)
         raise RuntimeError("pyspark is not installed in this Python; run scripts/spark.sh") from e
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Python workers run this venv's Python
+    # C1 only starts fast; its default 48 MB code cache fills within minutes of a long job
+    # ("CodeCache is full. Compiler has been disabled": the rest then runs interpreted).
     java_opts = f"-Duser.timezone=UTC -XX:+UseSerialGC -XX:TieredStopAtLevel=1 " \
+                f"-XX:ReservedCodeCacheSize=256m " \
                 f"-Dlog4j2.configurationFile=file:{quiet_log4j2()}"
     b = (SparkSession.builder.appName(app)
          .master(master or os.environ.get("OCPPGW_SPARK_MASTER", "local[2]"))
