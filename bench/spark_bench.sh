@@ -50,7 +50,7 @@ run() {
 t0="$(now)"
 run --layers bronze --max-offsets-per-trigger "${BENCH_BATCH_OFFSETS:-250000}" >"$work/bronze.out"
 t1="$(now)"
-run --layers silver --max-files-per-trigger "${BENCH_FILES:-4}" | tee "$work/silver.out" | cut -c1-240
+run --layers silver --max-files-per-trigger "${BENCH_FILES:-4}" | tee "$work/silver.out"
 t2="$(now)"
 echo "spark bronze (Kafka -> Delta, incl. JVM start): $(rate "$n" "$(echo "$t1 - $t0" | bc)")"
 echo "spark silver+gold (Delta -> Delta, incl. JVM start): $(rate "$n" "$(echo "$t2 - $t1" | bc)")"
