@@ -62,6 +62,12 @@ class Pipeline:
         self.log = os.path.join(work, name + ".log")
         self.brokers = brokers
 
+    def env(self):
+        """Spark's and Python's scratch inside the work dir: a SIGKILLed run leaves it there."""
+        scratch = os.path.join(os.path.dirname(self.root), "tmp")
+        os.makedirs(scratch, exist_ok=True)
+        return {**os.environ, "TMPDIR": scratch, "SPARK_LOCAL_DIRS": scratch}
+
     def args(self, *extra):
         return [PYTHON, PIPELINE, "--local", "--root", self.root, "--checkpoints",
                 self.checkpoints, "--bootstrap-servers", self.brokers, "--topic", TOPIC, *extra]
@@ -69,7 +75,7 @@ class Pipeline:
     def run(self, *extra, timeout=300):
         with open(self.log, "a") as log:
             p = subprocess.run(self.args(*extra), stdout=subprocess.PIPE, stderr=log, text=True,
-                               timeout=timeout)
+                               timeout=timeout, env=self.env())
         with open(self.log, "a") as log:
             log.write(p.stdout)
         assert p.returncode == 0, f"pipeline failed ({p.returncode}); see {self.log}"
@@ -79,7 +85,7 @@ class Pipeline:
     def start(self, *extra):
         self.logf = open(self.log, "a")
         return subprocess.Popen(self.args(*extra), stdout=subprocess.PIPE, stderr=self.logf,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, env=self.env())
 
 
 @pytest.fixture(scope="session")
