@@ -12,6 +12,7 @@
 #include "csms/requested_messages.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
+#include "util/logging.hpp"
 
 namespace ocppgw::csms {
 namespace {
@@ -558,6 +559,17 @@ rpc::TransactionEvent201Result SqliteCsmsState::transaction_event(
                                    ctx.ingest_ts_ms);
   }
   return r;
+}
+
+rpc::CertificateDecision SqliteCsmsState::certificate_request(rpc::CallContext& ctx,
+                                                              const rpc::CertificateRequest& req) {
+  auto decision = check_certificate_request(policy_.csr, ctx.charge_point_id, req);
+  if (!decision.accepted)
+    log::warn("certificate_request_refused", ctx.charge_point_id,
+              {{"certificate_type", req.certificate_type},
+               {"reason_code", decision.reason_code},
+               {"reason", decision.detail}});
+  return decision;
 }
 
 void SqliteCsmsState::store_report(rpc::CallContext& ctx, const nlohmann::json& request) {

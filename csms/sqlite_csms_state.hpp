@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "csms/certificate_requests.hpp"
 #include "rpc/action.hpp"
 #include "rpc/transaction_link.hpp"
 #include "storage/db.hpp"
@@ -43,6 +44,7 @@ struct CsmsPolicy {
   int32_t node_index = 0;
   int32_t stride = 1;
   std::string id_token_secret;  // HMAC key; the same as rpc::Policy::id_token_secret
+  CsrPolicy csr;                // which SignCertificate requests are signed
 };
 
 struct ChargePointRecord {
@@ -85,6 +87,9 @@ class SqliteCsmsState : public rpc::CsmsState {
                                                 const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
+  // check_certificate_request under the policy's CsrPolicy; a refusal is logged.
+  rpc::CertificateDecision certificate_request(rpc::CallContext& ctx,
+                                               const rpc::CertificateRequest& req) override;
   // Keeps the report and its variables (csms/charge_point_items.hpp).
   void store_report(rpc::CallContext& ctx, const nlohmann::json& request) override;
   // False while the last BootNotification answer to the charge point was Rejected, or Pending

@@ -15,6 +15,8 @@
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/certificate_service.hpp"
+#include "gateway/certificate_signer.hpp"
 #include "gateway/change_notifier.hpp"
 #include "gateway/charge_point_state.hpp"
 #include "gateway/csms_commands.hpp"
@@ -336,6 +338,11 @@ Status App::start() {
   csms.node_index = config_.node_index;
   csms.stride = config_.node_stride;
   csms.id_token_secret = *secret;
+  csms.csr.organization = config_.csr_organization;
+  csms::parse_csr_key_types(config_.csr_key_types, csms.csr);  // checked by the config
+  auto signer = make_certificate_signer(config_, &status);
+  if (!signer && !status.ok()) return status;
+  csms.csr.signer_configured = signer != nullptr;
 
   state_ = csms::SqliteCsmsState::open(config_.db_path(), csms, &status);
   if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());
@@ -364,6 +371,10 @@ Status App::start() {
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
   add_command_routes();
+  if (signer) {
+    certificates_ = std::make_unique<CertificateService>(std::move(signer), *commands_);
+    services_->certificates = certificates_.get();
+  }
   web::add_openapi_route(router_, api_auth());
   add_metrics();
   if (auto s = add_api_routes(); !s.ok()) return s;

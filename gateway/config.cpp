@@ -1,6 +1,7 @@
 // gateway/config.cpp: one table of options feeds the TOML file, the environment and CLI11.
 #include "gateway/config.hpp"
 
+#include "csms/certificate_requests.hpp"
 #include "util/secret.hpp"
 
 #include <fcntl.h>
@@ -199,6 +200,36 @@ void add_listener_options(std::vector<OptionSpec>& s) {
   s.push_back(string_opt("path_prefix",
                          "URL path prefix of charge point endpoints: <prefix>/{chargePointId}",
                          &Config::path_prefix));
+}
+
+// How charge point certificates are issued (SignCertificate, both versions).
+void add_certificate_options(std::vector<OptionSpec>& s) {
+  s.push_back(string_opt("csr_ca_cert",
+                         "PEM CA certificate that signs charge point certificates "
+                         "(SignCertificate); intermediates may follow it and are sent with "
+                         "CertificateSigned. Empty, with csr_sign_command empty: CSRs are "
+                         "refused (NoCertAuthority)",
+                         &Config::csr_ca_cert));
+  s.push_back(string_opt("csr_ca_key", "PEM private key of csr_ca_cert", &Config::csr_ca_key));
+  s.push_back(string_opt("csr_sign_command",
+                         "Command that signs CSRs instead of csr_ca_cert (a CA kept elsewhere): "
+                         "run with /bin/sh -c, the CSR PEM on stdin, OCPPGW_CHARGE_POINT_ID and "
+                         "OCPPGW_CERTIFICATE_TYPE set; prints the PEM chain, exits 0, within 30 s",
+                         &Config::csr_sign_command));
+  s.push_back({"csr_key_types",
+               "Keys a CSR may carry: rsa:<least bits>, ec:<NIST curve>, comma-separated",
+               [](Config& c, const std::string& v) {
+                 csms::CsrPolicy p;
+                 if (auto e = csms::parse_csr_key_types(v, p); !e.empty()) return e;
+                 c.csr_key_types = v;
+                 return std::string();
+               },
+               [](const Config& c) { return c.csr_key_types; }});
+  s.push_back(string_opt("csr_organization",
+                         "Set: a CSR's subject O must equal it (the CSO's name); empty: any O",
+                         &Config::csr_organization));
+  s.push_back(number_opt("csr_validity_days", "Days an issued charge point certificate is valid",
+                         &Config::csr_validity_days, 1, 3650));
 }
 
 // Where and how the HTTP API (REST, probes, /metrics) is served.
@@ -440,6 +471,7 @@ void add_logging_options(std::vector<OptionSpec>& s) {
 std::vector<OptionSpec> make_specs() {
   std::vector<OptionSpec> s;
   add_listener_options(s);
+  add_certificate_options(s);
   add_web_options(s);
   add_storage_options(s);
   add_protocol_options(s);
@@ -626,6 +658,10 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
                 " is set but tls_listen is off");
   if (!c.plain_enabled() && c.basic_auth)
     return fail("basic_auth applies to the plain listener, which is off (use tls_basic_auth)");
+  if (c.csr_ca_cert.empty() != c.csr_ca_key.empty())
+    return fail("csr_ca_cert and csr_ca_key go together (PEM files)");
+  if (!c.csr_ca_cert.empty() && !c.csr_sign_command.empty())
+    return fail("csr_ca_cert and csr_sign_command exclude each other: one of them signs");
   if (c.web_tls_cert.empty() != c.web_tls_key.empty())
     return fail("web_tls_cert and web_tls_key go together (PEM files)");
   if (!c.web_listener_enabled() && !c.web_tls_cert.empty())

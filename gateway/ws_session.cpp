@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 
 #include "csms/charge_point_items.hpp"
+#include "gateway/certificate_service.hpp"
 #include "gateway/disk_guard.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
@@ -310,7 +311,7 @@ void WsSession::on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc
   }
   submit(result.stored_frame ? std::move(*result.stored_frame) : std::move(text), now,
          std::move(result.events), writes->empty() ? nullptr : std::move(writes),
-         std::move(result.reply));
+         std::move(result.reply), std::move(result.certificate_to_sign));
 }
 
 void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
@@ -325,9 +326,10 @@ void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
 }
 
 void WsSession::submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
-                       std::unique_ptr<rpc::WriteSet> writes, std::string reply) {
+                       std::unique_ptr<rpc::WriteSet> writes, std::string reply,
+                       std::optional<rpc::CertificateRequest> certificate_to_sign) {
   const uint64_t seq = inflight_base_ + inflight_.size();
-  inflight_.push_back({false, std::move(reply), frame_read_at_});
+  inflight_.push_back({false, std::move(reply), frame_read_at_, std::move(certificate_to_sign)});
   csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.raw_frame = std::move(raw);
@@ -364,12 +366,17 @@ void WsSession::flush_replies() {
     // Popped before sending: send() may end the session (outbound overflow) and clear inflight_.
     std::string reply = std::move(inflight_.front().reply);
     const auto read_at = inflight_.front().read_at;
+    auto certificate_to_sign = std::move(inflight_.front().certificate_to_sign);
     inflight_.pop_front();
     ++inflight_base_;
     if (reply.empty()) continue;
     frame_metrics_.observe_ack(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - read_at).count());
     send(std::move(reply));
+    // After the answer: CertificateSigned must not reach the charge point before "Accepted".
+    if (certificate_to_sign && services_.certificates)
+      services_.certificates->submit(charge_point_id_, protocol_.version,
+                                     std::move(*certificate_to_sign));
   }
   do_read();
   maybe_finish_close();

@@ -61,6 +61,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     bool ready = false;
     std::string reply;  // empty: nothing to send (e.g. a frame without a readable id)
     std::chrono::steady_clock::time_point read_at;  // of the frame, for the ack latency
+    // An accepted SignCertificate: handed to the certificate service once `reply` is sent.
+    std::optional<rpc::CertificateRequest> certificate_to_sign;
   };
 
   void on_accept(boost::beast::error_code ec);
@@ -74,7 +76,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                     boost::beast::websocket::close_code code, std::string close_reason);
   // Submits the frame's entry and reserves its place in the reply order.
   void submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
-              std::unique_ptr<rpc::WriteSet> writes, std::string reply);
+              std::unique_ptr<rpc::WriteSet> writes, std::string reply,
+              std::optional<rpc::CertificateRequest> certificate_to_sign = std::nullopt);
   void on_durable(uint64_t seq, bool committed);
   void flush_replies();
   void send(std::string text);

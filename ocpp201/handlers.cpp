@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "rpc/certificate_request.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::ocpp201 {
@@ -28,9 +29,6 @@ constexpr FixedAnswer kFixedAnswers[] = {
     {"DataTransfer",
      R"({"status":"UnknownVendorId","statusInfo":{"reasonCode":"UnknownVendorId",
         "additionalInfo":"this CSMS implements no vendor-specific data transfer"}})"},
-    {"SignCertificate",
-     R"({"status":"Rejected","statusInfo":{"reasonCode":"NoCertAuthority",
-        "additionalInfo":"no certificate authority is configured on this CSMS"}})"},
     {"Get15118EVCertificate",
      R"({"status":"Failed","exiResponse":"","statusInfo":{"reasonCode":"NoContractBackend",
         "additionalInfo":"no ISO 15118 contract certificate backend is configured"}})"},
@@ -144,6 +142,16 @@ rpc::HandleResult handle_report(rpc::CallContext& ctx, const json& req) {
 }
 
 rpc::HandleResult empty_response(rpc::CallContext&, const json&) { return json::object(); }
+
+rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& req) {
+  rpc::CertificateRequest request{req.value("csr", std::string())};
+  if (auto type = optional_member<std::string>(req, "certificateType"))
+    request.certificate_type = *type;
+  const rpc::CertificateDecision d = rpc::request_certificate(ctx, std::move(request));
+  if (d.accepted) return json{{"status", "Accepted"}};
+  return json{{"status", "Rejected"},
+              {"statusInfo", {{"reasonCode", d.reason_code}, {"additionalInfo", d.detail}}}};
+}
 
 rpc::HandleResult fixed_answer(rpc::CallContext& ctx, const json&) {
   const auto& answers = fixed_answers();

@@ -46,7 +46,7 @@ constexpr rpc::ActionSpec kActions[] = {
     {"NotifyDisplayMessages", &handle_report, kNotification},
     {"NotifyEVChargingNeeds", &fixed_answer, kNotification},
     {"NotifyEVChargingSchedule", &fixed_answer, kNotification},
-    {"SignCertificate", &fixed_answer, kNotification},
+    {"SignCertificate", &handle_sign_certificate, kNotification},
     {"Get15118EVCertificate", &fixed_answer, kNotification},
     {"GetCertificateStatus", &fixed_answer, kNotification},
 };

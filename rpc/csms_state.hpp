@@ -100,6 +100,22 @@ struct TransactionEvent201 {
   std::optional<int64_t> reservation_id;  // consumes that reservation
 };
 
+// A certificate signing request (SignCertificate, both versions).
+struct CertificateRequest {
+  std::string csr_pem;
+  // ChargingStationCertificate | V2GCertificate (2.0.1); 1.6 asks for the former only.
+  std::string certificate_type = "ChargingStationCertificate";
+};
+
+struct CertificateDecision {
+  bool accepted = false;
+  std::string reason_code;  // why not (at most 20 characters: 2.0.1 statusInfo.reasonCode)
+  std::string detail;       // for statusInfo.additionalInfo and the log
+  // The CSR itself was wrong (forged signature, another identity, a weak key): the refusal is
+  // written as a SecurityEvent. A CSMS without a signer refuses without suspicion.
+  bool suspicious = false;
+};
+
 struct TransactionEvent201Result {
   std::vector<std::string> flags;  // analytics::flag values (unknown tx, seq gaps, ...)
   std::optional<IdTokenInfo> id_token_info;
@@ -127,6 +143,12 @@ class CsmsState {
   // A report the charge point sent of its own state (2.0.1 NotifyReport, ReportChargingProfiles,
   // NotifyDisplayMessages; ctx.action says which), schema-valid: kept per charge point.
   virtual void store_report(CallContext& ctx, const nlohmann::json& request) = 0;
+  // Whether the CSR is one the central system will have signed (rpc::request_certificate acts on
+  // the answer). The default: no certificate authority.
+  virtual CertificateDecision certificate_request(CallContext& /*ctx*/,
+                                                  const CertificateRequest& /*req*/) {
+    return {false, "NoCertAuthority", "no certificate authority is configured on this CSMS", false};
+  }
   // Whether the charge point may send `ctx.action`: false while its last BootNotification
   // answer was Pending or Rejected (the dispatcher then answers SecurityError).
   virtual bool accepts_call(CallContext& /*ctx*/) { return true; }

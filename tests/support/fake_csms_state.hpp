@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,6 +40,14 @@ class FakeCsmsState : public rpc::CsmsState {
   };
   std::map<std::pair<std::string, std::string>, Tx201> tx201;
   std::vector<std::tuple<std::string, std::string, nlohmann::json>> reports;  // cp, action, request
+
+  // SignCertificate: unset, the interface's default (no certificate authority).
+  std::optional<rpc::CertificateDecision> certificate_decision;
+  rpc::CertificateDecision certificate_request(rpc::CallContext& ctx,
+                                               const rpc::CertificateRequest& req) override {
+    return certificate_decision ? *certificate_decision
+                                : rpc::CsmsState::certificate_request(ctx, req);
+  }
 
   bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
   bool accepts_call(rpc::CallContext&) override { return registration_accepted; }

@@ -160,6 +160,35 @@ TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
   EXPECT_EQ(r.events[0].extra["certificateType"], "ChargingStationCertificate");
 }
 
+TEST(Ocpp201Handlers, AnAcceptedCsrIsHandedOnForSigning) {
+  Harness h;
+  h.state.certificate_decision = rpc::CertificateDecision{true, "", "", false};
+  const json req = sample("SignCertificate");
+  const auto r = h.call("SignCertificate", req);
+  EXPECT_EQ(result_payload(r, "SignCertificate"), (json{{"status", "Accepted"}}));
+  ASSERT_TRUE(r.certificate_to_sign);
+  EXPECT_EQ(r.certificate_to_sign->csr_pem, req["csr"]);
+  EXPECT_EQ(r.certificate_to_sign->certificate_type, "ChargingStationCertificate");
+  EXPECT_EQ(r.events.size(), 1u);
+}
+
+TEST(Ocpp201Handlers, ASuspiciousCsrIsRejectedWithItsReasonAndASecurityEvent) {
+  Harness h;
+  h.state.certificate_decision =
+      rpc::CertificateDecision{false, "InvalidCommonName", "the subject CN must be ...", true};
+  const auto r = h.call("SignCertificate", sample("SignCertificate"));
+  const json resp = result_payload(r, "SignCertificate");
+  EXPECT_EQ(resp["status"], "Rejected");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "InvalidCommonName");
+  EXPECT_FALSE(r.certificate_to_sign);
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[1].event_type, analytics::EventType::SecurityEvent);
+  EXPECT_EQ(r.events[1].extra["type"], "InvalidCertificateRequest");
+  EXPECT_EQ(r.events[1].extra["reason_code"], "InvalidCommonName");
+  EXPECT_EQ(r.events[1].extra["source"], "gateway");
+  EXPECT_NE(r.events[0].event_id, r.events[1].event_id);
+}
+
 TEST(Ocpp201Handlers, EmptyResponseActionsAnswerAnEmptyObject) {
   for (std::string_view action :
        {"StatusNotification", "MeterValues", "NotifyEvent", "NotifyMonitoringReport",
