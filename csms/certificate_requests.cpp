@@ -139,12 +139,12 @@ rpc::CertificateDecision check_certificate_request(const CsrPolicy& policy,
                                                    std::string_view charge_point_id,
                                                    const rpc::CertificateRequest& request) {
   if (!policy.signer_configured)
-    return refuse("NoCertAuthority", "no certificate authority is configured on this CSMS",
-                  false);
+    return refuse("NoCertAuthority", "no certificate authority is configured on this CSMS", false);
   if (request.certificate_type != "ChargingStationCertificate")
     return refuse("UnsupportedCertType",
-                  request.certificate_type + " is not signed here; this CSMS signs charging "
-                                             "station certificates only",
+                  request.certificate_type +
+                      " is not signed here; this CSMS signs charging "
+                      "station certificates only",
                   false);
   auto req = parse(request.csr_pem);
   if (!req) return refuse("InvalidCSR", "not a PEM-encoded PKCS#10 certificate signing request");
@@ -156,15 +156,14 @@ rpc::CertificateDecision check_certificate_request(const CsrPolicy& policy,
   X509_NAME* subject = X509_REQ_get_subject_name(req.get());
   const auto cn = single_entry(subject, NID_commonName);
   if (!cn || *cn != charge_point_id)
-    return refuse("InvalidCommonName",
-                  "the subject CN must be the charge point id '" + std::string(charge_point_id) +
-                      "'" + (cn ? ", not '" + *cn + "'" : std::string(" (one CN)")));
+    return refuse("InvalidCommonName", "the subject CN must be the charge point id '" +
+                                           std::string(charge_point_id) + "'" +
+                                           (cn ? ", not '" + *cn + "'" : std::string(" (one CN)")));
   if (!policy.organization.empty()) {
     const auto o = single_entry(subject, NID_organizationName);
     if (!o || *o != policy.organization)
-      return refuse("InvalidOrganization",
-                    "the subject O must be '" + policy.organization + "'" +
-                        (o ? ", not '" + *o + "'" : std::string()));
+      return refuse("InvalidOrganization", "the subject O must be '" + policy.organization + "'" +
+                                               (o ? ", not '" + *o + "'" : std::string()));
   }
   return {true, {}, {}, false};
 }

@@ -16,7 +16,7 @@ struct CsrPolicy {
   bool signer_configured = false;  // a CA or a signing command (gateway config csr_*)
   int min_rsa_bits = 2048;         // 0: RSA keys are refused
   std::vector<std::string> ec_curves = {"P-256", "P-384"};  // NIST names; empty: EC refused
-  std::string organization;  // set: the subject's O must equal it
+  std::string organization;                                 // set: the subject's O must equal it
 };
 
 // Parses the config's csr_key_types ("rsa:2048,ec:P-256,ec:P-384": RSA of at least 2048 bits,

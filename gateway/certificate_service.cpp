@@ -24,14 +24,13 @@ void CertificateService::submit(std::string charge_point_id, rpc::OcppVersion ve
       return;
     }
   }
-  boost::asio::post(worker_, [this, id = std::move(charge_point_id), version,
-                              request = std::move(request)] {
-    sign_and_send(id, version, request);
-  });
+  boost::asio::post(worker_,
+                    [this, id = std::move(charge_point_id), version, request = std::move(request)] {
+                      sign_and_send(id, version, request);
+                    });
 }
 
-void CertificateService::sign_and_send(const std::string& charge_point_id,
-                                       rpc::OcppVersion version,
+void CertificateService::sign_and_send(const std::string& charge_point_id, rpc::OcppVersion version,
                                        const rpc::CertificateRequest& request) {
   std::string error;
   const std::string chain = signer_->sign(charge_point_id, csms::armoured_csr(request.csr_pem),
@@ -44,22 +43,22 @@ void CertificateService::sign_and_send(const std::string& charge_point_id,
   }
   nlohmann::json payload = {{"certificateChain", chain}};
   if (version == rpc::OcppVersion::v201) payload["certificateType"] = request.certificate_type;
-  commands_.call(charge_point_id, "CertificateSigned", std::move(payload), "gateway",
-                 [in_progress = in_progress_, charge_point_id](web::CommandOutcome outcome) {
-                   const bool accepted = outcome.kind == web::CommandOutcome::Kind::Result &&
-                                         outcome.payload.is_object() &&
-                                         outcome.payload.value("status", "") == "Accepted";
-                   if (accepted)
-                     log::info("certificate_signed", charge_point_id, {{"status", "Accepted"}});
-                   else
-                     log::warn("certificate_not_installed", charge_point_id,
-                               {{"outcome", std::string(web::outcome_name(outcome.kind))},
-                                {"status", outcome.payload.is_object()
-                                               ? outcome.payload.value("status", "")
-                                               : std::string()},
-                                {"description", outcome.description}});
-                   in_progress->finish(charge_point_id);
-                 });
+  commands_.call(
+      charge_point_id, "CertificateSigned", std::move(payload), "gateway",
+      [in_progress = in_progress_, charge_point_id](web::CommandOutcome outcome) {
+        const bool accepted = outcome.kind == web::CommandOutcome::Kind::Result &&
+                              outcome.payload.is_object() &&
+                              outcome.payload.value("status", "") == "Accepted";
+        if (accepted)
+          log::info("certificate_signed", charge_point_id, {{"status", "Accepted"}});
+        else
+          log::warn("certificate_not_installed", charge_point_id,
+                    {{"outcome", std::string(web::outcome_name(outcome.kind))},
+                     {"status", outcome.payload.is_object() ? outcome.payload.value("status", "")
+                                                            : std::string()},
+                     {"description", outcome.description}});
+        in_progress->finish(charge_point_id);
+      });
 }
 
 void CertificateService::InProgress::finish(const std::string& charge_point_id) {

@@ -3,8 +3,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,8 +105,8 @@ class LocalCaSigner : public CertificateSigner {
       X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
       const bool added = ext && X509_add_ext(cert.get(), ext, -1) == 1;
       X509_EXTENSION_free(ext);
-      if (!added) return fail(error, std::string("extension ") + OBJ_nid2sn(nid) + ": " +
-                                         openssl_error());
+      if (!added)
+        return fail(error, std::string("extension ") + OBJ_nid2sn(nid) + ": " + openssl_error());
     }
     if (X509_sign(cert.get(), key_.get(), EVP_sha256()) <= 0)
       return fail(error, "signing for " + charge_point_id + ": " + openssl_error());
@@ -275,8 +275,7 @@ std::unique_ptr<CertificateSigner> make_local_ca_signer(const std::string& ca_ce
   ERR_clear_error();  // the loop ends on "no start line"
   if (chain.empty()) return fail("csr_ca_cert " + ca_cert_file + ": no PEM certificate in it");
   BioPtr key_bio(BIO_new_file(ca_key_file.c_str(), "r"));
-  KeyPtr key(key_bio ? PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr)
-                     : nullptr);
+  KeyPtr key(key_bio ? PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr) : nullptr);
   if (!key) return fail("csr_ca_key " + ca_key_file + ": " + openssl_error());
   if (X509_check_private_key(chain.front().get(), key.get()) != 1)
     return fail("csr_ca_key " + ca_key_file + " is not the key of the first certificate in " +
@@ -291,8 +290,7 @@ std::unique_ptr<CertificateSigner> make_command_signer(std::string command,
   return std::make_unique<CommandSigner>(std::move(command), timeout);
 }
 
-std::unique_ptr<CertificateSigner> make_certificate_signer(const Config& config,
-                                                           Status* status) {
+std::unique_ptr<CertificateSigner> make_certificate_signer(const Config& config, Status* status) {
   if (!config.csr_sign_command.empty())
     return make_command_signer(config.csr_sign_command, std::chrono::seconds(30));
   if (!config.csr_ca_cert.empty())

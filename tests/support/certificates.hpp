@@ -75,7 +75,8 @@ inline std::string ca_pem(EVP_PKEY* key, const std::string& cn = "test CA") {
   X509_set_pubkey(cert, key);
   X509V3_CTX v3;
   X509V3_set_ctx(&v3, cert, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, NID_basic_constraints, "critical,CA:TRUE");
+  X509_EXTENSION* ext =
+      X509V3_EXT_conf_nid(nullptr, &v3, NID_basic_constraints, "critical,CA:TRUE");
   X509_add_ext(cert, ext, -1);
   X509_EXTENSION_free(ext);
   X509_sign(cert, key, EVP_sha256());

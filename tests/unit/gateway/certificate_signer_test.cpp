@@ -49,9 +49,8 @@ TEST_F(LocalCa, IssuesAClientCertificateForTheChargePointThatVerifiesAgainstTheC
   ASSERT_TRUE(signer) << status.message();
   auto key = ec_key();
   std::string error;
-  const std::string chain =
-      signer->sign("CP-7", csr_pem(key.get(), "CP-7", "Example CPO"), "ChargingStationCertificate",
-                   &error);
+  const std::string chain = signer->sign("CP-7", csr_pem(key.get(), "CP-7", "Example CPO"),
+                                         "ChargingStationCertificate", &error);
   ASSERT_FALSE(chain.empty()) << error;
   auto certs = read_chain(chain);
   ASSERT_EQ(certs.size(), 1u);  // the self-signed root stays with the verifier
