@@ -572,6 +572,22 @@ rpc::CertificateDecision SqliteCsmsState::certificate_request(rpc::CallContext& 
   return decision;
 }
 
+rpc::OcspResult SqliteCsmsState::certificate_status(rpc::CallContext& ctx,
+                                                    const rpc::OcspRequestData& req) {
+  if (!policy_.ocsp) return rpc::CsmsState::certificate_status(ctx, req);
+  rpc::OcspResult r = policy_.ocsp->check(req);
+  static constexpr const char* kNames[] = {"good", "revoked", "unknown", "failed"};
+  const char* name = kNames[static_cast<int>(r.status)];
+  if (r.status == rpc::OcspResult::Status::Failed)
+    log::warn(
+        "ocsp_check_failed", ctx.charge_point_id,
+        {{"serial", req.serial_number}, {"responder", req.responder_url}, {"reason", r.reason}});
+  else
+    log::info("ocsp_checked", ctx.charge_point_id,
+              {{"serial", req.serial_number}, {"responder", req.responder_url}, {"status", name}});
+  return r;
+}
+
 void SqliteCsmsState::store_report(rpc::CallContext& ctx, const nlohmann::json& request) {
   // Device-model reports are also kept whole, as they came (table device_reports).
   if (ctx.action == "NotifyReport")

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "csms/certificate_requests.hpp"
+#include "csms/ocsp_client.hpp"
 #include "rpc/action.hpp"
 #include "rpc/transaction_link.hpp"
 #include "storage/db.hpp"
@@ -45,6 +46,8 @@ struct CsmsPolicy {
   int32_t stride = 1;
   std::string id_token_secret;  // HMAC key; the same as rpc::Policy::id_token_secret
   CsrPolicy csr;                // which SignCertificate requests are signed
+  // Plug & Charge revocation checks; null: none (certificate_status answers Failed).
+  std::shared_ptr<OcspClient> ocsp;
 };
 
 struct ChargePointRecord {
@@ -87,6 +90,9 @@ class SqliteCsmsState : public rpc::CsmsState {
                                                 const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
+  // The policy's OcspClient, when there is one; every answer is logged.
+  rpc::OcspResult certificate_status(rpc::CallContext& ctx,
+                                     const rpc::OcspRequestData& req) override;
   // check_certificate_request under the policy's CsrPolicy; a refusal is logged.
   rpc::CertificateDecision certificate_request(rpc::CallContext& ctx,
                                                const rpc::CertificateRequest& req) override;

@@ -343,6 +343,13 @@ Status App::start() {
   auto signer = make_certificate_signer(config_, &status);
   if (!signer && !status.ok()) return status;
   csms.csr.signer_configured = signer != nullptr;
+  if (!config_.ocsp_responder_hosts.empty()) {
+    csms::OcspPolicy ocsp;
+    csms::parse_ocsp_hosts(config_.ocsp_responder_hosts, ocsp.allowed_hosts);  // checked
+    ocsp.trust_file = config_.ocsp_trust;
+    csms.ocsp = csms::OcspClient::open(std::move(ocsp), &status);
+    if (!csms.ocsp) return status;
+  }
 
   state_ = csms::SqliteCsmsState::open(config_.db_path(), csms, &status);
   if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());

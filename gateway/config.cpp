@@ -2,6 +2,7 @@
 #include "gateway/config.hpp"
 
 #include "csms/certificate_requests.hpp"
+#include "csms/ocsp_client.hpp"
 #include "util/secret.hpp"
 
 #include <fcntl.h>
@@ -230,6 +231,22 @@ void add_certificate_options(std::vector<OptionSpec>& s) {
                          &Config::csr_organization));
   s.push_back(number_opt("csr_validity_days", "Days an issued charge point certificate is valid",
                          &Config::csr_validity_days, 1, 3650));
+  // Plug & Charge: the responder URLs come from charge points, hence the allow list.
+  s.push_back({"ocsp_responder_hosts",
+               "OCSP responders (host:port, comma-separated) that 2.0.1 Authorize with "
+               "iso15118CertificateHashData and GetCertificateStatus may ask; empty: none (no "
+               "revocation checks)",
+               [](Config& c, const std::string& v) {
+                 std::vector<std::string> hosts;
+                 if (auto e = csms::parse_ocsp_hosts(v, hosts); !e.empty()) return e;
+                 c.ocsp_responder_hosts = v;
+                 return std::string();
+               },
+               [](const Config& c) { return c.ocsp_responder_hosts; }});
+  s.push_back(string_opt("ocsp_trust",
+                         "PEM certificates OCSP responses must chain to (the V2G and contract "
+                         "roots); required with ocsp_responder_hosts",
+                         &Config::ocsp_trust));
 }
 
 // Where and how the HTTP API (REST, probes, /metrics) is served.
@@ -662,6 +679,8 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
     return fail("csr_ca_cert and csr_ca_key go together (PEM files)");
   if (!c.csr_ca_cert.empty() && !c.csr_sign_command.empty())
     return fail("csr_ca_cert and csr_sign_command exclude each other: one of them signs");
+  if (!c.ocsp_responder_hosts.empty() && c.ocsp_trust.empty())
+    return fail("ocsp_responder_hosts needs ocsp_trust: a response is believed only when signed");
   if (c.web_tls_cert.empty() != c.web_tls_key.empty())
     return fail("web_tls_cert and web_tls_key go together (PEM files)");
   if (!c.web_listener_enabled() && !c.web_tls_cert.empty())

@@ -32,9 +32,6 @@ constexpr FixedAnswer kFixedAnswers[] = {
     {"Get15118EVCertificate",
      R"({"status":"Failed","exiResponse":"","statusInfo":{"reasonCode":"NoContractBackend",
         "additionalInfo":"no ISO 15118 contract certificate backend is configured"}})"},
-    {"GetCertificateStatus",
-     R"({"status":"Failed","statusInfo":{"reasonCode":"NoOcspResponder",
-        "additionalInfo":"no OCSP responder is configured on this CSMS"}})"},
     // Rejected: no charging schedule will follow, since this CSMS does no smart charging.
     {"NotifyEVChargingNeeds",
      R"({"status":"Rejected","statusInfo":{"reasonCode":"NoSmartCharging",
@@ -98,9 +95,62 @@ rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
   return json{{"currentTime", now_text(ctx)}};
 }
 
+namespace {
+
+rpc::OcspRequestData ocsp_request_data(const json& data) {
+  return {data.at("hashAlgorithm").get<std::string>(), data.at("issuerNameHash").get<std::string>(),
+          data.at("issuerKeyHash").get<std::string>(), data.at("serialNumber").get<std::string>(),
+          data.at("responderURL").get<std::string>()};
+}
+
+}  // namespace
+
+// Plug & Charge (C07): a contract certificate chain comes as OCSP request data, one entry per
+// certificate. Any certificate its responder calls revoked makes the token Invalid whatever the
+// token list says, and one the responder does not know is a chain error; when no responder
+// could be asked, nothing is claimed about the certificate (no certificateStatus) and the token
+// list decides alone, as for a token without certificates.
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const json& req) {
   const auto token = req.at("idToken").at("idToken").get<std::string>();
-  return json{{"idTokenInfo", id_token_info_json(ctx.state.authorize(ctx, token))}};
+  json info = id_token_info_json(ctx.state.authorize(ctx, token));
+  auto chain = req.find("iso15118CertificateHashData");
+  if (chain == req.end() || chain->empty()) return json{{"idTokenInfo", std::move(info)}};
+  bool revoked = false, unknown = false, all_good = true;
+  for (const auto& data : *chain) {
+    const rpc::OcspResult r = ctx.state.certificate_status(ctx, ocsp_request_data(data));
+    revoked |= r.status == rpc::OcspResult::Status::Revoked;
+    unknown |= r.status == rpc::OcspResult::Status::Unknown;
+    all_good &= r.status == rpc::OcspResult::Status::Good;
+  }
+  json resp = json::object();
+  if (revoked) {
+    resp["certificateStatus"] = "CertificateRevoked";
+    info["status"] = "Invalid";
+  } else if (unknown) {
+    resp["certificateStatus"] = "CertChainError";
+    info["status"] = "Invalid";
+  } else if (all_good) {
+    resp["certificateStatus"] = "Accepted";
+  }
+  resp["idTokenInfo"] = std::move(info);
+  return resp;
+}
+
+rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const json& req) {
+  const rpc::OcspResult r =
+      ctx.state.certificate_status(ctx, ocsp_request_data(req.at("ocspRequestData")));
+  if (r.status == rpc::OcspResult::Status::Failed)
+    return json{{"status", "Failed"},
+                {"statusInfo",
+                 {{"reasonCode", "OcspFailed"}, {"additionalInfo", r.reason.substr(0, 500)}}}};
+  // The schema's bound; a longer answer (a responder listing many certificates) cannot be sent.
+  if (r.response_base64.size() > 5500)
+    return json{
+        {"status", "Failed"},
+        {"statusInfo",
+         {{"reasonCode", "OcspFailed"},
+          {"additionalInfo", "the OCSP response is longer than GetCertificateStatus can carry"}}}};
+  return json{{"status", "Accepted"}, {"ocspResult", r.response_base64}};
 }
 
 rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& req) {

@@ -48,7 +48,7 @@ constexpr rpc::ActionSpec kActions[] = {
     {"NotifyEVChargingSchedule", &fixed_answer, kNotification},
     {"SignCertificate", &handle_sign_certificate, kNotification},
     {"Get15118EVCertificate", &fixed_answer, kNotification},
-    {"GetCertificateStatus", &fixed_answer, kNotification},
+    {"GetCertificateStatus", &handle_get_certificate_status, kNotification},
 };
 
 // Every CSMS->charge point message of OCPP 2.0.1 (part 2, the "CSMS -> Charging Station"

@@ -116,6 +116,25 @@ struct CertificateDecision {
   bool suspicious = false;
 };
 
+// One certificate to check for revocation, as 2.0.1 names it (OCSPRequestDataType): the
+// hashes identify the certificate to its issuer's OCSP responder at responder_url.
+struct OcspRequestData {
+  std::string hash_algorithm;  // SHA256 | SHA384 | SHA512
+  std::string issuer_name_hash;
+  std::string issuer_key_hash;
+  std::string serial_number;
+  std::string responder_url;
+};
+
+struct OcspResult {
+  enum class Status { Good, Revoked, Unknown, Failed };
+  Status status = Status::Failed;
+  std::string reason;  // why Failed, for statusInfo and the event
+  // The responder's signed answer, DER in base64 as GetCertificateStatus carries it (empty for
+  // Failed).
+  std::string response_base64;
+};
+
 struct TransactionEvent201Result {
   std::vector<std::string> flags;  // analytics::flag values (unknown tx, seq gaps, ...)
   std::optional<IdTokenInfo> id_token_info;
@@ -148,6 +167,11 @@ class CsmsState {
   virtual CertificateDecision certificate_request(CallContext& /*ctx*/,
                                                   const CertificateRequest& /*req*/) {
     return {false, "NoCertAuthority", "no certificate authority is configured on this CSMS", false};
+  }
+  // The revocation status of one certificate from its OCSP responder (2.0.1 Authorize with
+  // iso15118CertificateHashData, GetCertificateStatus). The default: no checks configured.
+  virtual OcspResult certificate_status(CallContext& /*ctx*/, const OcspRequestData& /*req*/) {
+    return {OcspResult::Status::Failed, "no OCSP responder is allowed on this CSMS", {}};
   }
   // Whether the charge point may send `ctx.action`: false while its last BootNotification
   // answer was Pending or Rejected (the dispatcher then answers SecurityError).

@@ -49,6 +49,16 @@ class FakeCsmsState : public rpc::CsmsState {
                                 : rpc::CsmsState::certificate_request(ctx, req);
   }
 
+  // OCSP: by serial number; a serial not in the map gets the interface's default (Failed).
+  std::map<std::string, rpc::OcspResult> ocsp;
+  std::vector<rpc::OcspRequestData> ocsp_asked;
+  rpc::OcspResult certificate_status(rpc::CallContext& ctx,
+                                     const rpc::OcspRequestData& req) override {
+    ocsp_asked.push_back(req);
+    auto it = ocsp.find(req.serial_number);
+    return it != ocsp.end() ? it->second : rpc::CsmsState::certificate_status(ctx, req);
+  }
+
   bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
   bool accepts_call(rpc::CallContext&) override { return registration_accepted; }
   rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override {

@@ -151,6 +151,75 @@ TEST(Ocpp201Handlers, RequestsWithoutABackendAreRefusedWithTheSchemaStatusAndRec
   }
 }
 
+json hash_data(std::string_view serial) {
+  return {{"hashAlgorithm", "SHA256"},
+          {"issuerNameHash", std::string(64, 'a')},
+          {"issuerKeyHash", std::string(64, 'b')},
+          {"serialNumber", serial},
+          {"responderURL", "http://ocsp.example:80"}};
+}
+
+json pnc_authorize(std::vector<std::string_view> serials) {
+  json chain = json::array();
+  for (auto s : serials) chain.push_back(hash_data(s));
+  return {{"idToken", {{"idToken", "DE8ACC12345678"}, {"type", "eMAID"}}},
+          {"iso15118CertificateHashData", chain}};
+}
+
+TEST(Ocpp201Handlers, AuthorizeWithARevokedContractCertificateIsInvalidWhateverTheTokenList) {
+  Harness h;
+  h.state.tokens["DE8ACC12345678"] = rpc::IdTokenInfo{"Accepted", std::nullopt, std::nullopt};
+  h.state.ocsp["1001"] = {rpc::OcspResult::Status::Good, {}, "AAAA"};
+  h.state.ocsp["1002"] = {rpc::OcspResult::Status::Revoked, {}, "AAAA"};
+  h.state.ocsp["1003"] = {rpc::OcspResult::Status::Unknown, {}, "AAAA"};
+
+  auto r = h.call("Authorize", pnc_authorize({"1001"}));
+  json resp = result_payload(r, "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "Accepted");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Accepted");
+  EXPECT_EQ(r.events[0].extra["certificate_status"], "Accepted");
+
+  // One revoked certificate anywhere in the chain is enough.
+  r = h.call("Authorize", pnc_authorize({"1001", "1002"}));
+  resp = result_payload(r, "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "CertificateRevoked");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Invalid");
+  EXPECT_EQ(r.events[0].extra["certificate_status"], "CertificateRevoked");
+
+  resp = result_payload(h.call("Authorize", pnc_authorize({"1003"})), "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "CertChainError");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Invalid");
+
+  // No responder could be asked: the token list decides, nothing is said of the certificate.
+  resp = result_payload(h.call("Authorize", pnc_authorize({"9999"})), "Authorize");
+  EXPECT_FALSE(resp.contains("certificateStatus"));
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Accepted");
+  ASSERT_EQ(h.state.ocsp_asked.size(), 5u);
+  EXPECT_EQ(h.state.ocsp_asked[0].responder_url, "http://ocsp.example:80");
+  EXPECT_EQ(h.state.ocsp_asked[0].issuer_key_hash, std::string(64, 'b'));
+}
+
+TEST(Ocpp201Handlers, GetCertificateStatusCarriesTheResponseOrSaysWhyNot) {
+  Harness h;
+  h.state.ocsp["1002"] = {rpc::OcspResult::Status::Revoked, {}, "MIIB"};
+  json resp =
+      result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("1002")}}),
+                     "GetCertificateStatus");
+  EXPECT_EQ(resp, json({{"status", "Accepted"}, {"ocspResult", "MIIB"}}));
+
+  resp = result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("77")}}),
+                        "GetCertificateStatus");
+  EXPECT_EQ(resp["status"], "Failed");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "OcspFailed");
+  EXPECT_EQ(resp["statusInfo"]["additionalInfo"], "no OCSP responder is allowed on this CSMS");
+
+  // An answer longer than the schema's 5500 characters cannot be sent: Failed, not a bad frame.
+  h.state.ocsp["1002"].response_base64 = std::string(6000, 'A');
+  resp = result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("1002")}}),
+                        "GetCertificateStatus");
+  EXPECT_EQ(resp["status"], "Failed");
+}
+
 TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
   Harness h;
   const json req = sample("SignCertificate");
