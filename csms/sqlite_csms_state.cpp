@@ -572,6 +572,16 @@ rpc::CertificateDecision SqliteCsmsState::certificate_request(rpc::CallContext& 
   return decision;
 }
 
+rpc::EvCertificateResult SqliteCsmsState::ev_certificate(rpc::CallContext& ctx,
+                                                         const rpc::EvCertificateRequest& req) {
+  if (!policy_.ev_certificate_backend) return rpc::CsmsState::ev_certificate(ctx, req);
+  rpc::EvCertificateResult r = policy_.ev_certificate_backend(ctx.charge_point_id, req);
+  if (!r.accepted)
+    log::warn("ev_certificate_failed", ctx.charge_point_id,
+              {{"action", req.action}, {"reason_code", r.reason_code}, {"reason", r.reason}});
+  return r;
+}
+
 rpc::OcspResult SqliteCsmsState::certificate_status(rpc::CallContext& ctx,
                                                     const rpc::OcspRequestData& req) {
   if (!policy_.ocsp) return rpc::CsmsState::certificate_status(ctx, req);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,10 @@ struct CsmsPolicy {
   CsrPolicy csr;                // which SignCertificate requests are signed
   // Plug & Charge revocation checks; null: none (certificate_status answers Failed).
   std::shared_ptr<OcspClient> ocsp;
+  // Plug & Charge contract certificates (Get15118EVCertificate); empty: none (Failed).
+  std::function<rpc::EvCertificateResult(const std::string& charge_point_id,
+                                         const rpc::EvCertificateRequest&)>
+      ev_certificate_backend;
 };
 
 struct ChargePointRecord {
@@ -90,6 +95,9 @@ class SqliteCsmsState : public rpc::CsmsState {
                                                 const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
+  // The policy's contract certificate backend, when there is one; a failure is logged.
+  rpc::EvCertificateResult ev_certificate(rpc::CallContext& ctx,
+                                          const rpc::EvCertificateRequest& req) override;
   // The policy's OcspClient, when there is one; every answer is logged.
   rpc::OcspResult certificate_status(rpc::CallContext& ctx,
                                      const rpc::OcspRequestData& req) override;

@@ -1,6 +1,7 @@
 // gateway/app.cpp
 #include "gateway/app.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 
@@ -19,6 +20,7 @@
 #include "gateway/certificate_signer.hpp"
 #include "gateway/change_notifier.hpp"
 #include "gateway/charge_point_state.hpp"
+#include "gateway/command_runner.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
@@ -350,6 +352,27 @@ Status App::start() {
     csms.ocsp = csms::OcspClient::open(std::move(ocsp), &status);
     if (!csms.ocsp) return status;
   }
+  if (!config_.ev_certificate_command.empty())
+    csms.ev_certificate_backend = [command = config_.ev_certificate_command](
+                                      const std::string& charge_point_id,
+                                      const rpc::EvCertificateRequest& req) {
+      // Blocks the charge point's strand: the answer must carry the backend's response.
+      const CommandResult r = run_command(
+          command, req.exi_request,
+          {"OCPPGW_CHARGE_POINT_ID=" + charge_point_id, "OCPPGW_15118_ACTION=" + req.action,
+           "OCPPGW_15118_SCHEMA_VERSION=" + req.schema_version},
+          std::chrono::seconds(10));
+      std::string answer = r.out;
+      while (!answer.empty() && std::isspace(static_cast<unsigned char>(answer.back())))
+        answer.pop_back();
+      if (!r.ok())
+        return rpc::EvCertificateResult{
+            false, {}, "BackendFailed", "ev_certificate_command " + r.failure()};
+      if (answer.empty())
+        return rpc::EvCertificateResult{
+            false, {}, "BackendFailed", "ev_certificate_command printed no exiResponse"};
+      return rpc::EvCertificateResult{true, std::move(answer), {}, {}};
+    };
 
   state_ = csms::SqliteCsmsState::open(config_.db_path(), csms, &status);
   if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());

@@ -1,16 +1,6 @@
 // gateway/certificate_signer.cpp
 #include "gateway/certificate_signer.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -21,7 +11,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-extern char** environ;
+#include "gateway/command_runner.hpp"
 
 namespace ocppgw::gateway {
 namespace {
@@ -126,12 +116,6 @@ class LocalCaSigner : public CertificateSigner {
   int validity_days_;
 };
 
-std::string quoted_status(int status) {
-  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
-
 class CommandSigner : public CertificateSigner {
  public:
   CommandSigner(std::string command, std::chrono::seconds timeout)
@@ -139,61 +123,14 @@ class CommandSigner : public CertificateSigner {
 
   std::string sign(const std::string& charge_point_id, const std::string& csr_pem,
                    const std::string& certificate_type, std::string* error) override {
-    int in[2], out[2], err[2];
-    if (pipe2(in, O_CLOEXEC) != 0) return fail(error, "pipe: " + std::string(strerror(errno)));
-    if (pipe2(out, O_CLOEXEC) != 0) {
-      close_all({in[0], in[1]});
-      return fail(error, "pipe: " + std::string(strerror(errno)));
-    }
-    if (pipe2(err, O_CLOEXEC) != 0) {
-      close_all({in[0], in[1], out[0], out[1]});
-      return fail(error, "pipe: " + std::string(strerror(errno)));
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    // The command gets nothing else of the gateway's: no listening socket, no database.
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    // The child's environment: the gateway's, plus what identifies the request.
-    std::vector<std::string> env_text;
-    for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
-    env_text.push_back("OCPPGW_CHARGE_POINT_ID=" + charge_point_id);
-    env_text.push_back("OCPPGW_CERTIFICATE_TYPE=" + certificate_type);
-    std::vector<char*> envp;
-    for (auto& s : env_text) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::string sh = "/bin/sh", dash_c = "-c";
-    char* argv[] = {sh.data(), dash_c.data(), command_.data(), nullptr};
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, "/bin/sh", &actions, nullptr, argv, envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    close_all({in[0], out[1], err[1]});
-    if (spawned != 0) {
-      close_all({in[1], out[0], err[0]});
-      return fail(error, "cannot run csr_sign_command: " + std::string(strerror(spawned)));
-    }
-    // A CSR is a few KiB, well within a pipe's buffer, so writing it whole cannot block on a
-    // command that reads nothing. A command that does not read it is judged by what it prints.
-    write_all(in[1], csr_pem);
-    ::close(in[1]);
-    std::string stdout_text, stderr_text;
-    const bool in_time = read_until_eof(out[0], err[0], stdout_text, stderr_text);
-    close_all({out[0], err[0]});
-    if (!in_time) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!in_time)
-      return fail(error, "csr_sign_command did not finish within " +
-                             std::to_string(timeout_.count()) + " s");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      return fail(error, "csr_sign_command failed (" + quoted_status(status) +
-                             "): " + stderr_text.substr(0, 300));
-    if (stdout_text.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+    const CommandResult r = run_command(command_, csr_pem,
+                                        {"OCPPGW_CHARGE_POINT_ID=" + charge_point_id,
+                                         "OCPPGW_CERTIFICATE_TYPE=" + certificate_type},
+                                        timeout_);
+    if (!r.ok()) return fail(error, "csr_sign_command " + r.failure());
+    if (r.out.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
       return fail(error, "csr_sign_command printed no PEM certificate");
-    return stdout_text;
+    return r.out;
   }
 
  private:
@@ -201,60 +138,6 @@ class CommandSigner : public CertificateSigner {
     if (error) *error = std::move(why);
     return {};
   }
-  static void close_all(std::initializer_list<int> fds) {
-    for (int fd : fds) ::close(fd);
-  }
-  // Writes with SIGPIPE blocked on this thread, and takes a SIGPIPE raised meanwhile off the
-  // pending set: a command that exits without reading its stdin (it may not need the CSR) must
-  // not kill the gateway, whose other threads leave SIGPIPE at its default.
-  static void write_all(int fd, const std::string& text) {
-    sigset_t pipe_signal, before;
-    sigemptyset(&pipe_signal);
-    sigaddset(&pipe_signal, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EPIPE) {
-        const timespec now{};
-        while (sigtimedwait(&pipe_signal, nullptr, &now) < 0 && errno == EINTR) {
-        }
-      }
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  }
-  // Reads both pipes until both end, or false once the timeout passes. Output beyond 1 MiB is
-  // dropped: no certificate chain is that long.
-  bool read_until_eof(int out_fd, int err_fd, std::string& out, std::string& err) const {
-    const auto deadline = std::chrono::steady_clock::now() + timeout_;
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    std::string* sinks[2] = {&out, &err};
-    int open = 2;
-    while (open > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return false;
-      const int ready = ::poll(fds, 2, static_cast<int>(left.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) return false;
-      for (int i = 0; i < 2; ++i) {
-        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        char buf[4096];
-        const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-        if (n > 0) {
-          if (sinks[i]->size() < (1u << 20)) sinks[i]->append(buf, static_cast<size_t>(n));
-        } else if (n == 0 || errno != EINTR) {
-          fds[i].fd = -1;
-          --open;
-        }
-      }
-    }
-    return true;
-  }
-
   std::string command_;
   std::chrono::seconds timeout_;
 };

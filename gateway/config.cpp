@@ -247,6 +247,13 @@ void add_certificate_options(std::vector<OptionSpec>& s) {
                          "PEM certificates OCSP responses must chain to (the V2G and contract "
                          "roots); required with ocsp_responder_hosts",
                          &Config::ocsp_trust));
+  s.push_back(string_opt("ev_certificate_command",
+                         "Command that answers Get15118EVCertificate (the contract certificate "
+                         "pool's client): run with /bin/sh -c, the base64 exiRequest on stdin, "
+                         "OCPPGW_CHARGE_POINT_ID, OCPPGW_15118_ACTION and "
+                         "OCPPGW_15118_SCHEMA_VERSION set; prints the base64 exiResponse, exits "
+                         "0, within 10 s. Empty: answered Failed (NoContractBackend)",
+                         &Config::ev_certificate_command));
 }
 
 // Where and how the HTTP API (REST, probes, /metrics) is served.

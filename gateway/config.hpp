@@ -75,10 +75,11 @@ struct Config {
   std::string csr_key_types = "rsa:2048,ec:P-256,ec:P-384";
   std::string csr_organization;  // set: a CSR's subject O must equal it
   int csr_validity_days = 365;
-  std::string ocsp_responder_hosts;  // host:port,...; empty: no OCSP checks
-  std::string ocsp_trust;            // PEM roots OCSP responses must chain to
-  bool basic_auth = false;           // plain listener requires HTTP Basic (profile 1)
-  bool tls_basic_auth = false;       // wss listener requires HTTP Basic (profile 2)
+  std::string ocsp_responder_hosts;    // host:port,...; empty: no OCSP checks
+  std::string ocsp_trust;              // PEM roots OCSP responses must chain to
+  std::string ev_certificate_command;  // /bin/sh -c; exiRequest on stdin, exiResponse on stdout
+  bool basic_auth = false;             // plain listener requires HTTP Basic (profile 1)
+  bool tls_basic_auth = false;         // wss listener requires HTTP Basic (profile 2)
   std::string path_prefix = "/ocpp";
   std::string data_dir = "./data";
   std::string kafka_brokers;  // empty: events wait in the durable outbox

@@ -29,9 +29,6 @@ constexpr FixedAnswer kFixedAnswers[] = {
     {"DataTransfer",
      R"({"status":"UnknownVendorId","statusInfo":{"reasonCode":"UnknownVendorId",
         "additionalInfo":"this CSMS implements no vendor-specific data transfer"}})"},
-    {"Get15118EVCertificate",
-     R"({"status":"Failed","exiResponse":"","statusInfo":{"reasonCode":"NoContractBackend",
-        "additionalInfo":"no ISO 15118 contract certificate backend is configured"}})"},
     // Rejected: no charging schedule will follow, since this CSMS does no smart charging.
     {"NotifyEVChargingNeeds",
      R"({"status":"Rejected","statusInfo":{"reasonCode":"NoSmartCharging",
@@ -134,6 +131,21 @@ rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const json& req) {
   }
   resp["idTokenInfo"] = std::move(info);
   return resp;
+}
+
+rpc::HandleResult handle_get_15118_ev_certificate(rpc::CallContext& ctx, const json& req) {
+  rpc::EvCertificateResult r = ctx.state.ev_certificate(
+      ctx, {req.at("action").get<std::string>(), req.at("iso15118SchemaVersion").get<std::string>(),
+            req.at("exiRequest").get<std::string>()});
+  // The schema's bound on exiResponse; a longer answer cannot be sent.
+  if (r.accepted && r.exi_response.size() > 7500)
+    r = {
+        false, {}, "BackendFailed", "the contract backend's answer is longer than 7500 characters"};
+  if (r.accepted) return json{{"status", "Accepted"}, {"exiResponse", std::move(r.exi_response)}};
+  return json{
+      {"status", "Failed"},
+      {"exiResponse", ""},
+      {"statusInfo", {{"reasonCode", r.reason_code}, {"additionalInfo", r.reason.substr(0, 500)}}}};
 }
 
 rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const json& req) {

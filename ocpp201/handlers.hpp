@@ -19,6 +19,7 @@ rpc::HandleResult handle_report(rpc::CallContext& ctx, const nlohmann::json& req
 // Accepted when the CSMS state will have the CSR signed (CertificateSigned follows), else
 // Rejected with the reason in statusInfo (rpc/certificate_request.hpp).
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_get_15118_ev_certificate(rpc::CallContext& ctx, const nlohmann::json& req);
 rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const nlohmann::json& req);
 
 // `{}`: the response of every notification whose response schema has no required member.

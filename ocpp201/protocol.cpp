@@ -47,7 +47,7 @@ constexpr rpc::ActionSpec kActions[] = {
     {"NotifyEVChargingNeeds", &fixed_answer, kNotification},
     {"NotifyEVChargingSchedule", &fixed_answer, kNotification},
     {"SignCertificate", &handle_sign_certificate, kNotification},
-    {"Get15118EVCertificate", &fixed_answer, kNotification},
+    {"Get15118EVCertificate", &handle_get_15118_ev_certificate, kNotification},
     {"GetCertificateStatus", &handle_get_certificate_status, kNotification},
 };
 

@@ -135,6 +135,21 @@ struct OcspResult {
   std::string response_base64;
 };
 
+// 2.0.1 Get15118EVCertificate: the EV's EXI-encoded certificate installation or update request,
+// for the mobility operator's contract certificate pool.
+struct EvCertificateRequest {
+  std::string action;          // Install | Update
+  std::string schema_version;  // iso15118SchemaVersion
+  std::string exi_request;     // base64
+};
+
+struct EvCertificateResult {
+  bool accepted = false;
+  std::string exi_response;  // base64, when accepted
+  std::string reason_code;   // why not (at most 20 characters)
+  std::string reason;
+};
+
 struct TransactionEvent201Result {
   std::vector<std::string> flags;  // analytics::flag values (unknown tx, seq gaps, ...)
   std::optional<IdTokenInfo> id_token_info;
@@ -172,6 +187,12 @@ class CsmsState {
   // iso15118CertificateHashData, GetCertificateStatus). The default: no checks configured.
   virtual OcspResult certificate_status(CallContext& /*ctx*/, const OcspRequestData& /*req*/) {
     return {OcspResult::Status::Failed, "no OCSP responder is allowed on this CSMS", {}};
+  }
+  // The contract certificate pool's answer to an EV's request. The default: no pool.
+  virtual EvCertificateResult ev_certificate(CallContext& /*ctx*/,
+                                             const EvCertificateRequest& /*req*/) {
+    return {
+        false, {}, "NoContractBackend", "no ISO 15118 contract certificate backend is configured"};
   }
   // Whether the charge point may send `ctx.action`: false while its last BootNotification
   // answer was Pending or Rejected (the dispatcher then answers SecurityError).

@@ -59,6 +59,16 @@ class FakeCsmsState : public rpc::CsmsState {
     return it != ocsp.end() ? it->second : rpc::CsmsState::certificate_status(ctx, req);
   }
 
+  // Get15118EVCertificate: unset, the interface's default (no contract backend).
+  std::optional<rpc::EvCertificateResult> ev_certificate_result;
+  std::vector<rpc::EvCertificateRequest> ev_certificate_asked;
+  rpc::EvCertificateResult ev_certificate(rpc::CallContext& ctx,
+                                          const rpc::EvCertificateRequest& req) override {
+    ev_certificate_asked.push_back(req);
+    return ev_certificate_result ? *ev_certificate_result
+                                 : rpc::CsmsState::ev_certificate(ctx, req);
+  }
+
   bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
   bool accepts_call(rpc::CallContext&) override { return registration_accepted; }
   rpc::BootDecision boot(rpc::CallContext& ctx, const rpc::BootInfo& info) override {

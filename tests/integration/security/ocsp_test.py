@@ -4,7 +4,8 @@
 # (PyPI `ocpp`) sends Authorize with iso15118CertificateHashData and GetCertificateStatus: the
 # revoked certificate is never Accepted although the token list accepts every token, the good one
 # is, GetCertificateStatus carries the responder's signed answer, and a responder that is not
-# allowed, or is down, is a clear Failed.
+# allowed, or is down, is a clear Failed. Get15118EVCertificate goes to ev_certificate_command, or
+# is a clear Failed without one.
 import asyncio
 import base64
 import datetime
@@ -183,3 +184,30 @@ def test_a_responder_that_is_down_fails_within_the_timeout(pki, tmp_path):
         assert "ocsp_check_failed" in g.logs()
     finally:
         g.stop()
+
+
+def get_ev_certificate(exi):
+    return call.Get15118EVCertificate(iso15118_schema_version="urn:iso:15118:2:2013:MsgDef",
+                                      action="Install", exi_request=exi)
+
+
+def test_get_15118_ev_certificate_goes_to_the_backend_command(pki, tmp_path):
+    hook = tmp_path / "pool.sh"
+    # A stand-in for the contract certificate pool's client: it answers with what it was asked.
+    hook.write_text('#!/bin/sh\nprintf "%s %s " "$OCPPGW_CHARGE_POINT_ID" "$OCPPGW_15118_ACTION" > '
+                    f'{tmp_path}/asked\ncat >> {tmp_path}/asked\nprintf "gAFyZXNwb25zZQ==\\n"\n')
+    (tmp_path / "gw").mkdir()
+    g = GatewayProcess(tmp_path / "gw", ["--ev-certificate-command", f"sh {hook}"])
+    g.start()
+    try:
+        [answer] = asyncio.run(exchange(g, "PNC-5", get_ev_certificate("gAEiZ2lmdA==")))
+        assert answer.status == "Accepted" and answer.exi_response == "gAFyZXNwb25zZQ=="
+        assert (tmp_path / "asked").read_text() == "PNC-5 Install gAEiZ2lmdA=="
+    finally:
+        g.stop()
+
+
+def test_get_15118_ev_certificate_without_a_backend_says_so(gw):
+    [answer] = asyncio.run(exchange(gw, "PNC-6", get_ev_certificate("gAEiZ2lmdA==")))
+    assert answer.status == "Failed" and answer.exi_response == ""
+    assert answer.status_info["reason_code"] == "NoContractBackend"

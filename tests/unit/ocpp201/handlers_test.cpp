@@ -220,6 +220,29 @@ TEST(Ocpp201Handlers, GetCertificateStatusCarriesTheResponseOrSaysWhyNot) {
   EXPECT_EQ(resp["status"], "Failed");
 }
 
+TEST(Ocpp201Handlers, Get15118EVCertificateIsTheBackendsAnswerOrAClearFailure) {
+  Harness h;
+  const json req = {{"iso15118SchemaVersion", "urn:iso:15118:2:2013:MsgDef"},
+                    {"action", "Install"},
+                    {"exiRequest", "gAEiZ2lmdA=="}};
+  json resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp["status"], "Failed");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "NoContractBackend");
+
+  h.state.ev_certificate_result = rpc::EvCertificateResult{true, "gAFyZXNwb25zZQ==", {}, {}};
+  resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp, json({{"status", "Accepted"}, {"exiResponse", "gAFyZXNwb25zZQ=="}}));
+  ASSERT_EQ(h.state.ev_certificate_asked.size(), 2u);
+  EXPECT_EQ(h.state.ev_certificate_asked[1].action, "Install");
+  EXPECT_EQ(h.state.ev_certificate_asked[1].exi_request, "gAEiZ2lmdA==");
+  EXPECT_EQ(h.state.ev_certificate_asked[1].schema_version, "urn:iso:15118:2:2013:MsgDef");
+
+  // Longer than the schema allows: a Failed answer, not a response that breaks the schema.
+  h.state.ev_certificate_result->exi_response = std::string(8000, 'A');
+  resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "BackendFailed");
+}
+
 TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
   Harness h;
   const json req = sample("SignCertificate");
