@@ -118,5 +118,18 @@ def serving(port, cp, source=None, version="ocpp1.6"):
         ws.shutdown()
 
 
+def wait_log(gw, *parts, timeout=5):
+    """The first line of the gateway's log containing every part (waits for it); the same as
+    security_test.Gateway.wait_log, for any gateway process."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for line in gw.logs().splitlines():
+            if all(p in line for p in parts):
+                return line
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no log line with {parts}:\n{gw.logs()[-3000:]}")
+        time.sleep(0.05)
+
+
 def run(coro):
     return asyncio.run(coro)
