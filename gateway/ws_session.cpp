@@ -152,7 +152,16 @@ void WsSession::on_control_frame(websocket::frame_type kind) {
             {{"remote", remote_address_},
              {"limit_per_s", std::to_string(std::llround(rate))},
              {"action", "closing the connection (1008)"}});
-  close_async(websocket::close_code::policy_error, "too many pings or pongs");
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->close(websocket::close_code::policy_error, "too many pings or pongs");
+    // While closing, the WebSocket layer reads and drops further pings until the close
+    // handshake times out (handshake_timeout), and the close frame may wait behind pongs the
+    // client does not read: a flooder gets one second, then the connection is cut.
+    self->rate_timer_.expires_after(std::chrono::seconds(1));
+    self->rate_timer_.async_wait([self](beast::error_code ec) {
+      if (!ec && !self->finished_) self->ws_.tcp().close();
+    });
+  });
 }
 
 double WsSession::recent_bytes_per_s(std::chrono::steady_clock::time_point now) const {

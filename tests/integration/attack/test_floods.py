@@ -217,6 +217,11 @@ def test_ten_thousand_connections_from_one_address_with_a_per_address_limit(tmp_
         ws, reply = boot_raw(gw.port, "ONE-MORE")
         assert reply[0] == 3
         allowed.append(ws)
+        # Nothing the allowed ones got acknowledged is missing from the event log.
+        time.sleep(0.3)
+        for i in range(LIMIT):
+            stored = {e.get("message_id") for e in gw.events(f"ALLOWED-{i:03d}")}
+            assert {f"ALLOWED-{i:03d}-boot", f"hb-{i}"} <= stored, (i, stored)
         refused_lines = gw.logs().count("event=connection_refused")
         assert refused_lines < 50, f"{refused_lines} connection_refused log lines (rate-limited: < 50)"
         assert gw.proc.poll() is None

@@ -311,10 +311,13 @@ def test_ping_flood_from_a_reading_client_is_closed_with_1008(gw, note):
          f"(max {max(other_ms, default=0):.0f} ms); log {line.split('event=')[1][:60]}")
 
 
-def test_ping_flood_from_a_client_that_never_reads_is_closed_at_the_idle_timeout(gw, note):
-    """Pings written without reading a single pong: over the allowance the gateway decides to
-    close (control_frame_flood), but its pongs fill the socket, so the close cannot be sent; the
-    connection is cut at idle_timeout at the latest; memory stays flat."""
+def test_ping_flood_from_a_client_that_never_reads_is_cut_within_a_second(gw, note):
+    """Pings written without reading a single pong: over the allowance the gateway closes
+    (control_frame_flood); the close frame queues behind pongs the client does not read, and
+    while closing the WebSocket layer would read and drop pings until the close handshake times
+    out, so the connection is cut one second after the decision. (Before the fix: read on until
+    idle_timeout, 120 s by default; right after it: millions of pings read and dropped for the
+    whole handshake_timeout.) Memory stays flat."""
     ws = RawWs(gw.port, rcvbuf=4096)
     assert ws.open("/ocpp/PINGER-2")[0] == 101
     batch = ws_frame(b"q" * 125, opcode=9, key=ZERO) * 1000
@@ -331,12 +334,13 @@ def test_ping_flood_from_a_client_that_never_reads_is_closed_at_the_idle_timeout
     grown = rss(gw) - rss0
     ws.shutdown()
     line = wait_log(gw, "disconnected", "cp=PINGER-2")
-    assert "idle timeout" in line, line
+    assert 'reason="too many pings or pongs"' in line, line
     wait_log(gw, "control_frame_flood", "cp=PINGER-2")
-    assert err is not None and secs <= IDLE_S + 3, (err, secs)
+    assert err is not None and secs <= 2, (err, secs)
     assert grown < 16 << 20, grown
     serving(gw.port, "WIRE-OK")
-    note(f"{sent} pings written, then {err} after {secs:.1f} s; RSS +{grown >> 20} MiB; log: idle timeout")
+    note(f"{sent} pings written, then {err} after {secs:.1f} s; RSS +{grown >> 20} MiB; "
+         f"log: {line.split('reason=')[1]}")
 
 
 @pytest.mark.parametrize("kind", ["ping-126-bytes", "fragmented-ping"])
