@@ -5,7 +5,7 @@
 # others' p99 measured, 10,000 connections from one address. Env: OCPPGW_BIN (default
 # build/gateway/ocppgw). Uses the .venv of tests/integration (installs it the same way when
 # missing). Arguments go to pytest (e.g. -k flood). Prints one line per case and
-# "attack: N passed, M failed"; exits non-zero on any failure. About 2-3 minutes on 2 cores.
+# "attack: N passed, M failed"; exits non-zero on any failure. About 30-40 s on 2 cores.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
