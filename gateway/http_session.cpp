@@ -5,6 +5,8 @@
 #include <cctype>
 
 #include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket.hpp>
@@ -153,6 +155,13 @@ void HttpSession::on_tls_handshake(beast::error_code ec) {
     if (ec.category() == net::error::get_ssl_category()) {
       const unsigned long code = static_cast<unsigned long>(ec.value());
       if (const char* lib = ERR_lib_error_string(code)) reason += std::string(" (") + lib + ")";
+    }
+    // Which check a client certificate failed (expired, not yet valid, wrong purpose, unknown
+    // issuer): "certificate verify failed" alone does not tell the operator.
+    if (auto* tls = std::get_if<TlsStream>(&stream_)) {
+      const long verify = SSL_get_verify_result(tls->native_handle());
+      if (verify != X509_V_OK)
+        reason += std::string("; client certificate: ") + X509_verify_cert_error_string(verify);
     }
     log::warn("tls_handshake_failed", "", {{"remote", remote_address_}, {"reason", reason}});
     return;

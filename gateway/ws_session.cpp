@@ -56,6 +56,8 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
       recent_at_(refilled_),
       pending_(ws_.get_executor(), protocol) {
   tokens_ = std::max(1.0, services_.config.limits.max_messages_per_s);
+  control_tokens_ = tokens_;
+  control_refilled_ = refilled_;
   byte_tokens_ = std::max(services_.config.limits.max_bytes_per_s,
                           static_cast<double>(services_.config.limits.max_frame_bytes));
 }
@@ -111,6 +113,9 @@ void WsSession::on_accept(beast::error_code ec) {
     return;
   }
   accepted_ = true;
+  // The stream lives in the session: the callback cannot outlive `this`.
+  ws_.control_callback(
+      [this](websocket::frame_type kind, beast::string_view) { on_control_frame(kind); });
   if (auto old = services_.registry.add(charge_point_id_, shared_from_this())) {
     log::info("connection_replaced", charge_point_id_, {{"remote", remote_address_}});
     old->close_async(websocket::close_code::normal, "replaced by a newer connection");
@@ -128,6 +133,35 @@ void WsSession::on_accept(beast::error_code ec) {
                              {{"remote_address", remote_address_}, {"subprotocol", subprotocol}})},
       nullptr, {});
   do_read();
+}
+
+void WsSession::on_control_frame(websocket::frame_type kind) {
+  const double rate = services_.config.limits.max_messages_per_s;
+  if (kind == websocket::frame_type::close || rate <= 0 || control_flood_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - control_refilled_).count();
+  control_refilled_ = now;
+  control_tokens_ = std::min(std::max(1.0, rate), control_tokens_ + elapsed * rate);
+  if (control_tokens_ >= 1) {
+    control_tokens_ -= 1;
+    return;
+  }
+  // Over the allowance: each ping costs a pong, and the read that answers it cannot be paused.
+  control_flood_ = true;
+  log::warn("control_frame_flood", charge_point_id_,
+            {{"remote", remote_address_},
+             {"limit_per_s", std::to_string(std::llround(rate))},
+             {"action", "closing the connection (1008)"}});
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->close(websocket::close_code::policy_error, "too many pings or pongs");
+    // While closing, the WebSocket layer reads and drops further pings until the close
+    // handshake times out (handshake_timeout), and the close frame may wait behind pongs the
+    // client does not read: a flooder gets one second, then the connection is cut.
+    self->rate_timer_.expires_after(std::chrono::seconds(1));
+    self->rate_timer_.async_wait([self](beast::error_code ec) {
+      if (!ec && !self->finished_) self->ws_.tcp().close();
+    });
+  });
 }
 
 double WsSession::recent_bytes_per_s(std::chrono::steady_clock::time_point now) const {

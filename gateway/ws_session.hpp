@@ -102,6 +102,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms,
                    std::function<void()> then = {});
   rpc::CallContext context(int64_t now_ms);
+  void on_control_frame(boost::beast::websocket::frame_type kind);
 
   WsStream ws_;  // plain or TLS (see tls_stream.hpp)
   Services& services_;
@@ -129,6 +130,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   double byte_tokens_ = 0;
   std::chrono::steady_clock::time_point refilled_;
   boost::asio::steady_timer rate_timer_;
+  // Pings and pongs: an allowance of their own, as large as the message rate. Beast answers a
+  // ping inside the read, so a flood of them cannot be slowed down like frames; beyond the
+  // allowance the connection is closed (1008).
+  double control_tokens_ = 0;
+  std::chrono::steady_clock::time_point control_refilled_;
+  bool control_flood_ = false;
   // Bytes read, decayed over ~10 s: what the disk guard ranks writers by.
   double recent_bytes_ = 0;
   std::chrono::steady_clock::time_point recent_at_;

@@ -61,7 +61,7 @@ else
   run_step "dependency order" python3 scripts/check-deps.py
   run_step "unit tests" ctest --test-dir build -L unit --output-on-failure -j 2 --timeout 300
   for suite in tests/integration/run.sh tests/integration/kafka/run.sh tests/integration/sim/run.sh \
-    tests/delta/run.sh tests/browser/run.sh; do
+    tests/integration/attack/run.sh tests/delta/run.sh tests/browser/run.sh; do
     [ -f "$suite" ] && run_step "$suite" bash "$suite"
   done
 fi
