@@ -12,6 +12,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "util/text.hpp"
 #include "util/utf8.hpp"
 
 namespace ocppgw::csms {
@@ -101,14 +102,7 @@ std::string parse_csr_key_types(std::string_view text, CsrPolicy& policy) {
   CsrPolicy parsed = policy;
   parsed.min_rsa_bits = 0;
   parsed.ec_curves.clear();
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    std::string item(text.substr(start, comma - start));
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    start = comma + 1;
-    if (item.empty()) continue;
+  for (const std::string& item : util::split_list(text)) {
     if (item.rfind("rsa:", 0) == 0) {
       try {
         parsed.min_rsa_bits = std::stoi(item.substr(4));

@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 
 #include "util/hex.hpp"
+#include "util/text.hpp"
 
 namespace ocppgw::csms {
 namespace {
@@ -102,21 +103,12 @@ struct OcspClient::Trust {
 };
 
 std::string parse_ocsp_hosts(std::string_view text, std::vector<std::string>& hosts) {
-  std::vector<std::string> parsed;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    std::string item(text.substr(start, comma - start));
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) {
-      const size_t colon = item.rfind(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
-          item.find_first_not_of("0123456789", colon + 1) != std::string::npos)
-        return "ocsp_responder_hosts: \"" + item + "\" is not host:port";
-      parsed.push_back(std::move(item));
-    }
-    start = comma + 1;
+  std::vector<std::string> parsed = util::split_list(text);
+  for (const std::string& item : parsed) {
+    const size_t colon = item.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
+        item.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+      return "ocsp_responder_hosts: \"" + item + "\" is not host:port";
   }
   hosts = std::move(parsed);
   return {};

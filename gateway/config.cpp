@@ -94,6 +94,18 @@ OptionSpec string_opt(std::string key, std::string help, std::string Config::*m)
           [m](const Config& c) { return c.*m; }};
 }
 
+// A string kept only when `check` finds nothing wrong with it (check returns why not, or "").
+OptionSpec checked_opt(std::string key, std::string help, std::string Config::*m,
+                       std::string (*check)(const std::string&)) {
+  return {std::move(key), std::move(help),
+          [m, check](Config& c, const std::string& v) {
+            std::string error = check(v);
+            if (error.empty()) c.*m = v;
+            return error;
+          },
+          [m](const Config& c) { return c.*m; }};
+}
+
 template <typename T, typename Owner>
 OptionSpec number_opt(std::string key, std::string help, T Owner::*m, T min, T max) {
   auto member = [m](auto& c) -> auto& {
@@ -217,32 +229,26 @@ void add_certificate_options(std::vector<OptionSpec>& s) {
                          "run with /bin/sh -c, the CSR PEM on stdin, OCPPGW_CHARGE_POINT_ID and "
                          "OCPPGW_CERTIFICATE_TYPE set; prints the PEM chain, exits 0, within 30 s",
                          &Config::csr_sign_command));
-  s.push_back({"csr_key_types",
-               "Keys a CSR may carry: rsa:<least bits>, ec:<NIST curve>, comma-separated",
-               [](Config& c, const std::string& v) {
-                 csms::CsrPolicy p;
-                 if (auto e = csms::parse_csr_key_types(v, p); !e.empty()) return e;
-                 c.csr_key_types = v;
-                 return std::string();
-               },
-               [](const Config& c) { return c.csr_key_types; }});
+  s.push_back(checked_opt(
+      "csr_key_types", "Keys a CSR may carry: rsa:<least bits>, ec:<NIST curve>, comma-separated",
+      &Config::csr_key_types, [](const std::string& v) {
+        csms::CsrPolicy p;
+        return csms::parse_csr_key_types(v, p);
+      }));
   s.push_back(string_opt("csr_organization",
                          "Set: a CSR's subject O must equal it (the CSO's name); empty: any O",
                          &Config::csr_organization));
   s.push_back(number_opt("csr_validity_days", "Days an issued charge point certificate is valid",
                          &Config::csr_validity_days, 1, 3650));
   // Plug & Charge: the responder URLs come from charge points, hence the allow list.
-  s.push_back({"ocsp_responder_hosts",
-               "OCSP responders (host:port, comma-separated) that 2.0.1 Authorize with "
-               "iso15118CertificateHashData and GetCertificateStatus may ask; empty: none (no "
-               "revocation checks)",
-               [](Config& c, const std::string& v) {
-                 std::vector<std::string> hosts;
-                 if (auto e = csms::parse_ocsp_hosts(v, hosts); !e.empty()) return e;
-                 c.ocsp_responder_hosts = v;
-                 return std::string();
-               },
-               [](const Config& c) { return c.ocsp_responder_hosts; }});
+  s.push_back(checked_opt("ocsp_responder_hosts",
+                          "OCSP responders (host:port, comma-separated) that 2.0.1 Authorize "
+                          "with iso15118CertificateHashData and GetCertificateStatus may ask; "
+                          "empty: none (no revocation checks)",
+                          &Config::ocsp_responder_hosts, [](const std::string& v) {
+                            std::vector<std::string> hosts;
+                            return csms::parse_ocsp_hosts(v, hosts);
+                          }));
   s.push_back(string_opt("ocsp_trust",
                          "PEM certificates OCSP responses must chain to (the V2G and contract "
                          "roots); required with ocsp_responder_hosts",

@@ -5,15 +5,10 @@
 
 #include "csms/charge_point_id.hpp"
 #include "util/hex.hpp"
+#include "util/text.hpp"
 
 namespace ocppgw::gateway {
 namespace {
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
   std::string out;
@@ -118,16 +113,7 @@ TargetParse parse_charge_point_target(std::string_view target, std::string_view 
 Negotiation negotiate_subprotocol(std::string_view offered_header,
                                   const std::vector<rpc::OcppVersion>& preference) {
   Negotiation out;
-  std::vector<std::string> offered;
-  size_t start = 0;
-  while (start <= offered_header.size()) {
-    const size_t comma = offered_header.find(',', start);
-    const auto item = trim(offered_header.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (!item.empty()) offered.push_back(item);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string> offered = util::split_list(offered_header);
   if (offered.empty()) {
     out.error =
         "no Sec-WebSocket-Protocol offered; this server speaks " + supported_list(preference);
