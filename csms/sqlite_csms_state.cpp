@@ -12,6 +12,7 @@
 #include "csms/requested_messages.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
+#include "util/logging.hpp"
 
 namespace ocppgw::csms {
 namespace {
@@ -557,6 +558,43 @@ rpc::TransactionEvent201Result SqliteCsmsState::transaction_event(
     r.id_token_info = lookup_token(analytics::hash_id_token(policy_.id_token_secret, *req.id_token),
                                    ctx.ingest_ts_ms);
   }
+  return r;
+}
+
+rpc::CertificateDecision SqliteCsmsState::certificate_request(rpc::CallContext& ctx,
+                                                              const rpc::CertificateRequest& req) {
+  auto decision = check_certificate_request(policy_.csr, ctx.charge_point_id, req);
+  if (!decision.accepted)
+    log::warn("certificate_request_refused", ctx.charge_point_id,
+              {{"certificate_type", req.certificate_type},
+               {"reason_code", decision.reason_code},
+               {"reason", decision.detail}});
+  return decision;
+}
+
+rpc::EvCertificateResult SqliteCsmsState::ev_certificate(rpc::CallContext& ctx,
+                                                         const rpc::EvCertificateRequest& req) {
+  if (!policy_.ev_certificate_backend) return rpc::CsmsState::ev_certificate(ctx, req);
+  rpc::EvCertificateResult r = policy_.ev_certificate_backend(ctx.charge_point_id, req);
+  if (!r.accepted)
+    log::warn("ev_certificate_failed", ctx.charge_point_id,
+              {{"action", req.action}, {"reason_code", r.reason_code}, {"reason", r.reason}});
+  return r;
+}
+
+rpc::OcspResult SqliteCsmsState::certificate_status(rpc::CallContext& ctx,
+                                                    const rpc::OcspRequestData& req) {
+  if (!policy_.ocsp) return rpc::CsmsState::certificate_status(ctx, req);
+  rpc::OcspResult r = policy_.ocsp->check(req);
+  static constexpr const char* kNames[] = {"good", "revoked", "unknown", "failed"};
+  const char* name = kNames[static_cast<int>(r.status)];
+  if (r.status == rpc::OcspResult::Status::Failed)
+    log::warn(
+        "ocsp_check_failed", ctx.charge_point_id,
+        {{"serial", req.serial_number}, {"responder", req.responder_url}, {"reason", r.reason}});
+  else
+    log::info("ocsp_checked", ctx.charge_point_id,
+              {{"serial", req.serial_number}, {"responder", req.responder_url}, {"status", name}});
   return r;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "csms/certificate_requests.hpp"
+#include "csms/ocsp_client.hpp"
 #include "rpc/action.hpp"
 #include "rpc/transaction_link.hpp"
 #include "storage/db.hpp"
@@ -43,6 +46,13 @@ struct CsmsPolicy {
   int32_t node_index = 0;
   int32_t stride = 1;
   std::string id_token_secret;  // HMAC key; the same as rpc::Policy::id_token_secret
+  CsrPolicy csr;                // which SignCertificate requests are signed
+  // Plug & Charge revocation checks; null: none (certificate_status answers Failed).
+  std::shared_ptr<OcspClient> ocsp;
+  // Plug & Charge contract certificates (Get15118EVCertificate); empty: none (Failed).
+  std::function<rpc::EvCertificateResult(const std::string& charge_point_id,
+                                         const rpc::EvCertificateRequest&)>
+      ev_certificate_backend;
 };
 
 struct ChargePointRecord {
@@ -85,6 +95,15 @@ class SqliteCsmsState : public rpc::CsmsState {
                                                 const rpc::TransactionLink16& req) override;
   rpc::TransactionEvent201Result transaction_event(rpc::CallContext& ctx,
                                                    const rpc::TransactionEvent201& req) override;
+  // The policy's contract certificate backend, when there is one; a failure is logged.
+  rpc::EvCertificateResult ev_certificate(rpc::CallContext& ctx,
+                                          const rpc::EvCertificateRequest& req) override;
+  // The policy's OcspClient, when there is one; every answer is logged.
+  rpc::OcspResult certificate_status(rpc::CallContext& ctx,
+                                     const rpc::OcspRequestData& req) override;
+  // check_certificate_request under the policy's CsrPolicy; a refusal is logged.
+  rpc::CertificateDecision certificate_request(rpc::CallContext& ctx,
+                                               const rpc::CertificateRequest& req) override;
   // Keeps the report and its variables (csms/charge_point_items.hpp).
   void store_report(rpc::CallContext& ctx, const nlohmann::json& request) override;
   // False while the last BootNotification answer to the charge point was Rejected, or Pending

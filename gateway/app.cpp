@@ -1,6 +1,7 @@
 // gateway/app.cpp
 #include "gateway/app.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 
@@ -15,8 +16,11 @@
 #include "csms/sqlite_event_sink.hpp"
 #include "gateway/api_backend.hpp"
 #include "gateway/auth.hpp"
+#include "gateway/certificate_service.hpp"
+#include "gateway/certificate_signer.hpp"
 #include "gateway/change_notifier.hpp"
 #include "gateway/charge_point_state.hpp"
+#include "gateway/command_runner.hpp"
 #include "gateway/csms_commands.hpp"
 #include "gateway/http_session.hpp"
 #include "gateway/listener.hpp"
@@ -336,6 +340,39 @@ Status App::start() {
   csms.node_index = config_.node_index;
   csms.stride = config_.node_stride;
   csms.id_token_secret = *secret;
+  csms.csr.organization = config_.csr_organization;
+  csms::parse_csr_key_types(config_.csr_key_types, csms.csr);  // checked by the config
+  auto signer = make_certificate_signer(config_, &status);
+  if (!signer && !status.ok()) return status;
+  csms.csr.signer_configured = signer != nullptr;
+  if (!config_.ocsp_responder_hosts.empty()) {
+    csms::OcspPolicy ocsp;
+    csms::parse_ocsp_hosts(config_.ocsp_responder_hosts, ocsp.allowed_hosts);  // checked
+    ocsp.trust_file = config_.ocsp_trust;
+    csms.ocsp = csms::OcspClient::open(std::move(ocsp), &status);
+    if (!csms.ocsp) return status;
+  }
+  if (!config_.ev_certificate_command.empty())
+    csms.ev_certificate_backend = [command = config_.ev_certificate_command](
+                                      const std::string& charge_point_id,
+                                      const rpc::EvCertificateRequest& req) {
+      // Blocks the charge point's strand: the answer must carry the backend's response.
+      const CommandResult r = run_command(
+          command, req.exi_request,
+          {"OCPPGW_CHARGE_POINT_ID=" + charge_point_id, "OCPPGW_15118_ACTION=" + req.action,
+           "OCPPGW_15118_SCHEMA_VERSION=" + req.schema_version},
+          std::chrono::seconds(10));
+      std::string answer = r.out;
+      while (!answer.empty() && std::isspace(static_cast<unsigned char>(answer.back())))
+        answer.pop_back();
+      if (!r.ok())
+        return rpc::EvCertificateResult{
+            false, {}, "BackendFailed", "ev_certificate_command " + r.failure()};
+      if (answer.empty())
+        return rpc::EvCertificateResult{
+            false, {}, "BackendFailed", "ev_certificate_command printed no exiResponse"};
+      return rpc::EvCertificateResult{true, std::move(answer), {}, {}};
+    };
 
   state_ = csms::SqliteCsmsState::open(config_.db_path(), csms, &status);
   if (!state_) return Status::error("opening " + config_.db_path() + ": " + status.message());
@@ -364,6 +401,10 @@ Status App::start() {
   operator_api_ = start_operator_api(config_, router_, &status);
   if (!operator_api_) return status;
   add_command_routes();
+  if (signer) {
+    certificates_ = std::make_unique<CertificateService>(std::move(signer), *commands_);
+    services_->certificates = certificates_.get();
+  }
   web::add_openapi_route(router_, api_auth());
   add_metrics();
   if (auto s = add_api_routes(); !s.ok()) return s;

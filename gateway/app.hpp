@@ -51,6 +51,7 @@ namespace ocppgw::gateway {
 class ApiBackend;
 class App;
 class BasicAuthenticator;
+class CertificateService;
 class ChargePointStateService;
 class Listener;
 struct OperatorApi;
@@ -139,9 +140,10 @@ class App {
   std::unique_ptr<Services> services_;
   std::unique_ptr<DiskGuard> disk_;
   rlim_t open_file_limit_ = 0;  // the soft RLIMIT_NOFILE after raising it (0: unknown)
-  std::unique_ptr<boost::asio::thread_pool> bulk_;  // Services::bulk
-  std::unique_ptr<web::CsmsCommands> commands_;     // behind the API's calls route
-  std::unique_ptr<ApiBackend> api_backend_;         // behind the read and management routes
+  std::unique_ptr<boost::asio::thread_pool> bulk_;    // Services::bulk
+  std::unique_ptr<web::CsmsCommands> commands_;       // behind the API's calls route
+  std::unique_ptr<CertificateService> certificates_;  // SignCertificate; null: no signer
+  std::unique_ptr<ApiBackend> api_backend_;           // behind the read and management routes
   std::unique_ptr<ChargePointStateService> charge_point_state_;  // state views, boot, rotation
   std::atomic<analytics::LivePipeline*> live_analytics_{nullptr};
   std::atomic<analytics::DeltaMirrorWorker*> delta_mirror_{nullptr};

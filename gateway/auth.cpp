@@ -16,78 +16,7 @@ namespace {
 
 namespace net = boost::asio;
 
-// RFC 4648 base64 with padding, nothing else accepted (no whitespace, no URL alphabet).
-std::optional<std::string> decode_base64(std::string_view in) {
-  auto value = [](char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  if (in.empty() || in.size() % 4 != 0) return std::nullopt;
-  size_t padding = 0;
-  while (padding < 2 && in[in.size() - 1 - padding] == '=') ++padding;
-  std::string out;
-  uint32_t bits = 0;
-  int nbits = 0;
-  for (size_t i = 0; i < in.size() - padding; ++i) {
-    const int v = value(in[i]);
-    if (v < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(v);
-    nbits += 6;
-    if (nbits >= 8) {
-      nbits -= 8;
-      out += static_cast<char>((bits >> nbits) & 0xFF);
-    }
-  }
-  // Leftover bits must be zero (a canonical encoding).
-  if ((bits & ((1u << nbits) - 1)) != 0) return std::nullopt;
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
 }  // namespace
-
-BasicParse parse_basic_authorization(std::string_view header) {
-  BasicParse out;
-  while (!header.empty() && (header.front() == ' ' || header.front() == '\t'))
-    header.remove_prefix(1);
-  while (!header.empty() && (header.back() == ' ' || header.back() == '\t'))
-    header.remove_suffix(1);
-  if (header.empty()) {
-    out.error = "no Authorization header (HTTP Basic required)";
-    return out;
-  }
-  const size_t space = header.find(' ');
-  if (space == std::string_view::npos || !iequals(header.substr(0, space), "Basic")) {
-    out.error = "Authorization is not the Basic scheme";
-    return out;
-  }
-  std::string_view token = header.substr(space + 1);
-  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-  auto decoded = decode_base64(token);
-  if (!decoded) {
-    out.error = "Basic credentials are not valid base64";
-    return out;
-  }
-  const size_t colon = decoded->find(':');
-  if (colon == std::string::npos) {
-    out.error = "Basic credentials have no ':' between user and password";
-    return out;
-  }
-  out.credentials = BasicCredentials{decoded->substr(0, colon), decoded->substr(colon + 1)};
-  return out;
-}
 
 // ---- FailedLoginTracker ----
 

@@ -53,21 +53,11 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "csms/passwords.hpp"
+#include "gateway/upgrade_request.hpp"
 #include "storage/charge_point_credentials.hpp"
 #include "storage/db.hpp"
 
 namespace ocppgw::gateway {
-
-// The user and password of an `Authorization: Basic <base64(user:password)>` header value.
-struct BasicCredentials {
-  std::string user;
-  std::string password;
-};
-struct BasicParse {
-  std::optional<BasicCredentials> credentials;
-  std::string error;  // why there are none; never contains the password
-};
-BasicParse parse_basic_authorization(std::string_view header_value);
 
 enum class AuthResult { Accepted, Rejected, Unavailable };
 struct AuthOutcome {

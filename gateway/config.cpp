@@ -1,6 +1,8 @@
 // gateway/config.cpp: one table of options feeds the TOML file, the environment and CLI11.
 #include "gateway/config.hpp"
 
+#include "csms/certificate_requests.hpp"
+#include "csms/ocsp_client.hpp"
 #include "util/secret.hpp"
 
 #include <fcntl.h>
@@ -89,6 +91,18 @@ std::optional<OcppVersion> parse_subprotocol(std::string_view t) {
 OptionSpec string_opt(std::string key, std::string help, std::string Config::*m) {
   return {std::move(key), std::move(help),
           [m](Config& c, const std::string& v) { return (c.*m = v, std::string()); },
+          [m](const Config& c) { return c.*m; }};
+}
+
+// A string kept only when `check` finds nothing wrong with it (check returns why not, or "").
+OptionSpec checked_opt(std::string key, std::string help, std::string Config::*m,
+                       std::string (*check)(const std::string&)) {
+  return {std::move(key), std::move(help),
+          [m, check](Config& c, const std::string& v) {
+            std::string error = check(v);
+            if (error.empty()) c.*m = v;
+            return error;
+          },
           [m](const Config& c) { return c.*m; }};
 }
 
@@ -199,6 +213,53 @@ void add_listener_options(std::vector<OptionSpec>& s) {
   s.push_back(string_opt("path_prefix",
                          "URL path prefix of charge point endpoints: <prefix>/{chargePointId}",
                          &Config::path_prefix));
+}
+
+// How charge point certificates are issued (SignCertificate, both versions).
+void add_certificate_options(std::vector<OptionSpec>& s) {
+  s.push_back(string_opt("csr_ca_cert",
+                         "PEM CA certificate that signs charge point certificates "
+                         "(SignCertificate); intermediates may follow it and are sent with "
+                         "CertificateSigned. Empty, with csr_sign_command empty: CSRs are "
+                         "refused (NoCertAuthority)",
+                         &Config::csr_ca_cert));
+  s.push_back(string_opt("csr_ca_key", "PEM private key of csr_ca_cert", &Config::csr_ca_key));
+  s.push_back(string_opt("csr_sign_command",
+                         "Command that signs CSRs instead of csr_ca_cert (a CA kept elsewhere): "
+                         "run with /bin/sh -c, the CSR PEM on stdin, OCPPGW_CHARGE_POINT_ID and "
+                         "OCPPGW_CERTIFICATE_TYPE set; prints the PEM chain, exits 0, within 30 s",
+                         &Config::csr_sign_command));
+  s.push_back(checked_opt(
+      "csr_key_types", "Keys a CSR may carry: rsa:<least bits>, ec:<NIST curve>, comma-separated",
+      &Config::csr_key_types, [](const std::string& v) {
+        csms::CsrPolicy p;
+        return csms::parse_csr_key_types(v, p);
+      }));
+  s.push_back(string_opt("csr_organization",
+                         "Set: a CSR's subject O must equal it (the CSO's name); empty: any O",
+                         &Config::csr_organization));
+  s.push_back(number_opt("csr_validity_days", "Days an issued charge point certificate is valid",
+                         &Config::csr_validity_days, 1, 3650));
+  // Plug & Charge: the responder URLs come from charge points, hence the allow list.
+  s.push_back(checked_opt("ocsp_responder_hosts",
+                          "OCSP responders (host:port, comma-separated) that 2.0.1 Authorize "
+                          "with iso15118CertificateHashData and GetCertificateStatus may ask; "
+                          "empty: none (no revocation checks)",
+                          &Config::ocsp_responder_hosts, [](const std::string& v) {
+                            std::vector<std::string> hosts;
+                            return csms::parse_ocsp_hosts(v, hosts);
+                          }));
+  s.push_back(string_opt("ocsp_trust",
+                         "PEM certificates OCSP responses must chain to (the V2G and contract "
+                         "roots); required with ocsp_responder_hosts",
+                         &Config::ocsp_trust));
+  s.push_back(string_opt("ev_certificate_command",
+                         "Command that answers Get15118EVCertificate (the contract certificate "
+                         "pool's client): run with /bin/sh -c, the base64 exiRequest on stdin, "
+                         "OCPPGW_CHARGE_POINT_ID, OCPPGW_15118_ACTION and "
+                         "OCPPGW_15118_SCHEMA_VERSION set; prints the base64 exiResponse, exits "
+                         "0, within 10 s. Empty: answered Failed (NoContractBackend)",
+                         &Config::ev_certificate_command));
 }
 
 // Where and how the HTTP API (REST, probes, /metrics) is served.
@@ -440,6 +501,7 @@ void add_logging_options(std::vector<OptionSpec>& s) {
 std::vector<OptionSpec> make_specs() {
   std::vector<OptionSpec> s;
   add_listener_options(s);
+  add_certificate_options(s);
   add_web_options(s);
   add_storage_options(s);
   add_protocol_options(s);
@@ -626,6 +688,12 @@ std::optional<Config> ConfigLoader::resolve(std::string* error,
                 " is set but tls_listen is off");
   if (!c.plain_enabled() && c.basic_auth)
     return fail("basic_auth applies to the plain listener, which is off (use tls_basic_auth)");
+  if (c.csr_ca_cert.empty() != c.csr_ca_key.empty())
+    return fail("csr_ca_cert and csr_ca_key go together (PEM files)");
+  if (!c.csr_ca_cert.empty() && !c.csr_sign_command.empty())
+    return fail("csr_ca_cert and csr_sign_command exclude each other: one of them signs");
+  if (!c.ocsp_responder_hosts.empty() && c.ocsp_trust.empty())
+    return fail("ocsp_responder_hosts needs ocsp_trust: a response is believed only when signed");
   if (c.web_tls_cert.empty() != c.web_tls_key.empty())
     return fail("web_tls_cert and web_tls_key go together (PEM files)");
   if (!c.web_listener_enabled() && !c.web_tls_cert.empty())

@@ -67,8 +67,19 @@ struct Config {
   std::string tls_client_ca;   // PEM; set: client certificates required, CN = charge point id
   std::string tls_extra_cert;  // PEM; a second server certificate of the other key type
   std::string tls_extra_key;
-  bool basic_auth = false;      // plain listener requires HTTP Basic (profile 1)
-  bool tls_basic_auth = false;  // wss listener requires HTTP Basic (profile 2)
+  // SignCertificate (docs/configuration.md, "Charge point certificates"): the CA that signs, or
+  // the operator's command that does; neither: CSRs are refused (NoCertAuthority).
+  std::string csr_ca_cert;       // PEM signing CA certificate (intermediates after it)
+  std::string csr_ca_key;        // PEM private key of csr_ca_cert
+  std::string csr_sign_command;  // /bin/sh -c; CSR on stdin, PEM chain on stdout
+  std::string csr_key_types = "rsa:2048,ec:P-256,ec:P-384";
+  std::string csr_organization;  // set: a CSR's subject O must equal it
+  int csr_validity_days = 365;
+  std::string ocsp_responder_hosts;    // host:port,...; empty: no OCSP checks
+  std::string ocsp_trust;              // PEM roots OCSP responses must chain to
+  std::string ev_certificate_command;  // /bin/sh -c; exiRequest on stdin, exiResponse on stdout
+  bool basic_auth = false;             // plain listener requires HTTP Basic (profile 1)
+  bool tls_basic_auth = false;         // wss listener requires HTTP Basic (profile 2)
   std::string path_prefix = "/ocpp";
   std::string data_dir = "./data";
   std::string kafka_brokers;  // empty: events wait in the durable outbox

@@ -5,6 +5,8 @@
 #include <cctype>
 
 #include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket.hpp>
@@ -35,13 +37,6 @@ namespace websocket = beast::websocket;
 // few KiB a second at most (a `changes` event of 500 ids is ~15 KiB, a `pipeline` event ~2 KiB),
 // so this is many seconds of backlog, while 100 stalled streams still hold no more than 25 MiB.
 constexpr size_t kStreamQueueBytes = 256 * 1024;
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -122,95 +117,7 @@ metrics::Gauge& connections_gauge(rpc::OcppVersion version, const ListenerSecuri
       .with({std::string(rpc::to_string(version)), std::to_string(security_profile(security))});
 }
 
-std::string supported_list(const std::vector<rpc::OcppVersion>& versions) {
-  std::string out;
-  for (auto v : versions) out += (out.empty() ? "" : ", ") + std::string(rpc::subprotocol(v));
-  return out;
-}
-
 }  // namespace
-
-std::string login_limit_key(const net::ip::address& address) {
-  if (!address.is_v6()) return address.to_string();
-  const auto v6 = address.to_v6();
-  if (v6.is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, v6).to_string();
-  // One IPv6 client usually holds a whole /64: limiting single addresses would not limit it.
-  auto bytes = v6.to_bytes();
-  std::fill(bytes.begin() + 8, bytes.end(), 0);
-  return net::ip::address_v6(bytes).to_string() + "/64";
-}
-
-TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix) {
-  TargetParse out;
-  if (auto q = target.find_first_of("?#"); q != std::string_view::npos)
-    target = target.substr(0, q);
-  const bool under_prefix = target.size() > prefix.size() &&
-                            target.substr(0, prefix.size()) == prefix &&
-                            (prefix == "/" || target[prefix.size()] == '/');
-  if (!under_prefix) {
-    out.not_found = true;
-    out.error = "not a charge point endpoint; use " + std::string(prefix == "/" ? "" : prefix) +
-                "/{chargePointId}";
-    return out;
-  }
-  // Exactly one segment after the prefix: with more, which one names the charge point would be
-  // a guess (and /ocpp/a/CP-1 must not pass for CP-1).
-  const std::string_view segment = target.substr(prefix == "/" ? 1 : prefix.size() + 1);
-  if (segment.find('/') != std::string_view::npos) {
-    out.error = "the charge point id must be the only path segment after " +
-                std::string(prefix == "/" ? "" : prefix) + "/";
-    return out;
-  }
-  std::string id;
-  for (size_t i = 0; i < segment.size(); ++i) {
-    if (segment[i] != '%') {
-      id += segment[i];
-      continue;
-    }
-    const int hi = i + 2 < segment.size() ? hex_value(segment[i + 1]) : -1;
-    const int lo = i + 2 < segment.size() ? hex_value(segment[i + 2]) : -1;
-    if (hi < 0 || lo < 0) {
-      out.error = "bad percent-encoding in charge point id";
-      return out;
-    }
-    id += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  if (out.error = csms::charge_point_id_error(id); out.error.empty())
-    out.charge_point_id = std::move(id);
-  return out;
-}
-
-Negotiation negotiate_subprotocol(std::string_view offered_header,
-                                  const std::vector<rpc::OcppVersion>& preference) {
-  Negotiation out;
-  std::vector<std::string> offered;
-  size_t start = 0;
-  while (start <= offered_header.size()) {
-    const size_t comma = offered_header.find(',', start);
-    const auto item = trim(offered_header.substr(
-        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (!item.empty()) offered.push_back(item);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  if (offered.empty()) {
-    out.error =
-        "no Sec-WebSocket-Protocol offered; this server speaks " + supported_list(preference);
-    return out;
-  }
-  for (auto v : preference)
-    for (const auto& o : offered)
-      if (o == rpc::subprotocol(v)) {
-        out.chosen = v;
-        return out;
-      }
-  std::string list;
-  for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
-  out.error = "none of the offered subprotocols (" + list + ") is supported; this server speaks " +
-              supported_list(preference);
-  return out;
-}
 
 HttpSession::HttpSession(HttpStream&& stream, Services& services, std::shared_ptr<void> slot,
                          std::shared_ptr<const ListenerSecurity> security)
@@ -248,6 +155,13 @@ void HttpSession::on_tls_handshake(beast::error_code ec) {
     if (ec.category() == net::error::get_ssl_category()) {
       const unsigned long code = static_cast<unsigned long>(ec.value());
       if (const char* lib = ERR_lib_error_string(code)) reason += std::string(" (") + lib + ")";
+    }
+    // Which check a client certificate failed (expired, not yet valid, wrong purpose, unknown
+    // issuer): "certificate verify failed" alone does not tell the operator.
+    if (auto* tls = std::get_if<TlsStream>(&stream_)) {
+      const long verify = SSL_get_verify_result(tls->native_handle());
+      if (verify != X509_V_OK)
+        reason += std::string("; client certificate: ") + X509_verify_cert_error_string(verify);
     }
     log::warn("tls_handshake_failed", "", {{"remote", remote_address_}, {"reason", reason}});
     return;

@@ -31,30 +31,10 @@
 #include "gateway/listener.hpp"
 #include "gateway/services.hpp"
 #include "gateway/tls_stream.hpp"
+#include "gateway/upgrade_request.hpp"
 #include "web/health.hpp"
 
 namespace ocppgw::gateway {
-
-// The charge point id of a request target: the one path segment under `prefix` (more segments
-// are refused), percent-decoded. Errors name what is wrong (for the 400 body).
-struct TargetParse {
-  std::optional<std::string> charge_point_id;
-  std::string error;
-  bool not_found = false;  // the path is not under the prefix at all (404 rather than 400)
-};
-TargetParse parse_charge_point_target(std::string_view target, std::string_view prefix);
-
-// Server-side subprotocol choice: the first of `preference` that the client offered.
-struct Negotiation {
-  std::optional<rpc::OcppVersion> chosen;
-  std::string error;  // why nothing was chosen
-};
-Negotiation negotiate_subprotocol(std::string_view offered_header,
-                                  const std::vector<rpc::OcppVersion>& preference);
-
-// The key under which BasicAuthenticator counts a client's failed and pending logins: the
-// IPv4 address (also when it arrives IPv4-mapped), or the /64 of an IPv6 address.
-std::string login_limit_key(const boost::asio::ip::address& address);
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:

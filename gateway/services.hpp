@@ -20,6 +20,7 @@
 
 namespace ocppgw::gateway {
 
+class CertificateService;
 class ConnectionLimiter;
 class DiskGuard;
 class SessionRegistry;
@@ -49,6 +50,8 @@ struct Services {
   DiskGuard* disk = nullptr;
   // Where large frames are dispatched, off the I/O threads (see WsSession); null: inline.
   boost::asio::thread_pool* bulk = nullptr;
+  // Issues certificates for accepted SignCertificate requests; null: no signer configured.
+  CertificateService* certificates = nullptr;
 
   const rpc::Protocol* protocol(rpc::OcppVersion v) const {
     for (const auto* p : protocols)

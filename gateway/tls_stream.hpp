@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <utility>
 #include <variant>
 
@@ -94,6 +95,12 @@ class WsStream {
   template <typename Option>
   void set_option(Option option) {
     visit_stream(ws_, [&](auto& ws) { ws.set_option(std::move(option)); });
+  }
+  // Called inside a read for each ping, pong and close frame received (Beast answers pings
+  // itself, within the read: the callback is the only place that sees them).
+  void control_callback(
+      std::function<void(boost::beast::websocket::frame_type, boost::beast::string_view)> cb) {
+    visit_stream(ws_, [&](auto& ws) { ws.control_callback(cb); });
   }
   void read_message_max(std::size_t n) {
     visit_stream(ws_, [n](auto& ws) { ws.read_message_max(n); });

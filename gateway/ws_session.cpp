@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 
 #include "csms/charge_point_items.hpp"
+#include "gateway/certificate_service.hpp"
 #include "gateway/disk_guard.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
@@ -55,6 +56,8 @@ WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge
       recent_at_(refilled_),
       pending_(ws_.get_executor(), protocol) {
   tokens_ = std::max(1.0, services_.config.limits.max_messages_per_s);
+  control_tokens_ = tokens_;
+  control_refilled_ = refilled_;
   byte_tokens_ = std::max(services_.config.limits.max_bytes_per_s,
                           static_cast<double>(services_.config.limits.max_frame_bytes));
 }
@@ -110,6 +113,9 @@ void WsSession::on_accept(beast::error_code ec) {
     return;
   }
   accepted_ = true;
+  // The stream lives in the session: the callback cannot outlive `this`.
+  ws_.control_callback(
+      [this](websocket::frame_type kind, beast::string_view) { on_control_frame(kind); });
   if (auto old = services_.registry.add(charge_point_id_, shared_from_this())) {
     log::info("connection_replaced", charge_point_id_, {{"remote", remote_address_}});
     old->close_async(websocket::close_code::normal, "replaced by a newer connection");
@@ -127,6 +133,35 @@ void WsSession::on_accept(beast::error_code ec) {
                              {{"remote_address", remote_address_}, {"subprotocol", subprotocol}})},
       nullptr, {});
   do_read();
+}
+
+void WsSession::on_control_frame(websocket::frame_type kind) {
+  const double rate = services_.config.limits.max_messages_per_s;
+  if (kind == websocket::frame_type::close || rate <= 0 || control_flood_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - control_refilled_).count();
+  control_refilled_ = now;
+  control_tokens_ = std::min(std::max(1.0, rate), control_tokens_ + elapsed * rate);
+  if (control_tokens_ >= 1) {
+    control_tokens_ -= 1;
+    return;
+  }
+  // Over the allowance: each ping costs a pong, and the read that answers it cannot be paused.
+  control_flood_ = true;
+  log::warn("control_frame_flood", charge_point_id_,
+            {{"remote", remote_address_},
+             {"limit_per_s", std::to_string(std::llround(rate))},
+             {"action", "closing the connection (1008)"}});
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->close(websocket::close_code::policy_error, "too many pings or pongs");
+    // While closing, the WebSocket layer reads and drops further pings until the close
+    // handshake times out (handshake_timeout), and the close frame may wait behind pongs the
+    // client does not read: a flooder gets one second, then the connection is cut.
+    self->rate_timer_.expires_after(std::chrono::seconds(1));
+    self->rate_timer_.async_wait([self](beast::error_code ec) {
+      if (!ec && !self->finished_) self->ws_.tcp().close();
+    });
+  });
 }
 
 double WsSession::recent_bytes_per_s(std::chrono::steady_clock::time_point now) const {
@@ -310,7 +345,7 @@ void WsSession::on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc
   }
   submit(result.stored_frame ? std::move(*result.stored_frame) : std::move(text), now,
          std::move(result.events), writes->empty() ? nullptr : std::move(writes),
-         std::move(result.reply));
+         std::move(result.reply), std::move(result.certificate_to_sign));
 }
 
 void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
@@ -325,9 +360,10 @@ void WsSession::refuse_frame(std::string_view raw, std::string_view reason,
 }
 
 void WsSession::submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
-                       std::unique_ptr<rpc::WriteSet> writes, std::string reply) {
+                       std::unique_ptr<rpc::WriteSet> writes, std::string reply,
+                       std::optional<rpc::CertificateRequest> certificate_to_sign) {
   const uint64_t seq = inflight_base_ + inflight_.size();
-  inflight_.push_back({false, std::move(reply), frame_read_at_});
+  inflight_.push_back({false, std::move(reply), frame_read_at_, std::move(certificate_to_sign)});
   csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.raw_frame = std::move(raw);
@@ -364,12 +400,17 @@ void WsSession::flush_replies() {
     // Popped before sending: send() may end the session (outbound overflow) and clear inflight_.
     std::string reply = std::move(inflight_.front().reply);
     const auto read_at = inflight_.front().read_at;
+    auto certificate_to_sign = std::move(inflight_.front().certificate_to_sign);
     inflight_.pop_front();
     ++inflight_base_;
     if (reply.empty()) continue;
     frame_metrics_.observe_ack(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - read_at).count());
     send(std::move(reply));
+    // After the answer: CertificateSigned must not reach the charge point before "Accepted".
+    if (certificate_to_sign && services_.certificates)
+      services_.certificates->submit(charge_point_id_, protocol_.version,
+                                     std::move(*certificate_to_sign));
   }
   do_read();
   maybe_finish_close();

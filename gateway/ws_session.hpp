@@ -61,6 +61,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     bool ready = false;
     std::string reply;  // empty: nothing to send (e.g. a frame without a readable id)
     std::chrono::steady_clock::time_point read_at;  // of the frame, for the ack latency
+    // An accepted SignCertificate: handed to the certificate service once `reply` is sent.
+    std::optional<rpc::CertificateRequest> certificate_to_sign;
   };
 
   void on_accept(boost::beast::error_code ec);
@@ -74,7 +76,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                     boost::beast::websocket::close_code code, std::string close_reason);
   // Submits the frame's entry and reserves its place in the reply order.
   void submit(std::string raw, int64_t received_ms, std::vector<analytics::Event> events,
-              std::unique_ptr<rpc::WriteSet> writes, std::string reply);
+              std::unique_ptr<rpc::WriteSet> writes, std::string reply,
+              std::optional<rpc::CertificateRequest> certificate_to_sign = std::nullopt);
   void on_durable(uint64_t seq, bool committed);
   void flush_replies();
   void send(std::string text);
@@ -99,6 +102,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms,
                    std::function<void()> then = {});
   rpc::CallContext context(int64_t now_ms);
+  void on_control_frame(boost::beast::websocket::frame_type kind);
 
   WsStream ws_;  // plain or TLS (see tls_stream.hpp)
   Services& services_;
@@ -126,6 +130,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   double byte_tokens_ = 0;
   std::chrono::steady_clock::time_point refilled_;
   boost::asio::steady_timer rate_timer_;
+  // Pings and pongs: an allowance of their own, as large as the message rate. Beast answers a
+  // ping inside the read, so a flood of them cannot be slowed down like frames; beyond the
+  // allowance the connection is closed (1008).
+  double control_tokens_ = 0;
+  std::chrono::steady_clock::time_point control_refilled_;
+  bool control_flood_ = false;
   // Bytes read, decayed over ~10 s: what the disk guard ranks writers by.
   double recent_bytes_ = 0;
   std::chrono::steady_clock::time_point recent_at_;

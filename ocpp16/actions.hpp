@@ -25,7 +25,8 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const nlohmann:
 // Status, diagnostics-status, firmware-status and the security extension's notifications: the
 // answer is always {}.
 rpc::HandleResult handle_notification(rpc::CallContext& ctx, const nlohmann::json& request);
-// Security extension SignCertificate: Rejected, as no certificate authority is configured.
+// Security extension SignCertificate: Accepted when the CSMS state will have the CSR signed
+// (CertificateSigned follows), else Rejected (rpc/certificate_request.hpp).
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const nlohmann::json& request);
 
 // ---- mappers (mappers.cpp) ----

@@ -8,6 +8,7 @@
 #include "analytics/event.hpp"
 #include "ocpp16/actions.hpp"
 #include "ocpp16/fields.hpp"
+#include "rpc/certificate_request.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::ocpp16 {
@@ -167,9 +168,11 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
 
 rpc::HandleResult handle_notification(rpc::CallContext&, const json&) { return json::object(); }
 
-rpc::HandleResult handle_sign_certificate(rpc::CallContext&, const json&) {
-  // The 1.6 answer has no reason field; the 2.0.1 one says "NoCertAuthority" (docs/api.md).
-  return json{{"status", "Rejected"}};
+rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& request) {
+  // The 1.6 answer has no reason field: the reason is in the log and, for a suspicious CSR, in
+  // the SecurityEvent beside the frame's event.
+  const auto d = rpc::request_certificate(ctx, {request.value("csr", std::string())});
+  return json{{"status", d.accepted ? "Accepted" : "Rejected"}};
 }
 
 }  // namespace ocppgw::ocpp16

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "rpc/certificate_request.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::ocpp201 {
@@ -28,15 +29,6 @@ constexpr FixedAnswer kFixedAnswers[] = {
     {"DataTransfer",
      R"({"status":"UnknownVendorId","statusInfo":{"reasonCode":"UnknownVendorId",
         "additionalInfo":"this CSMS implements no vendor-specific data transfer"}})"},
-    {"SignCertificate",
-     R"({"status":"Rejected","statusInfo":{"reasonCode":"NoCertAuthority",
-        "additionalInfo":"no certificate authority is configured on this CSMS"}})"},
-    {"Get15118EVCertificate",
-     R"({"status":"Failed","exiResponse":"","statusInfo":{"reasonCode":"NoContractBackend",
-        "additionalInfo":"no ISO 15118 contract certificate backend is configured"}})"},
-    {"GetCertificateStatus",
-     R"({"status":"Failed","statusInfo":{"reasonCode":"NoOcspResponder",
-        "additionalInfo":"no OCSP responder is configured on this CSMS"}})"},
     // Rejected: no charging schedule will follow, since this CSMS does no smart charging.
     {"NotifyEVChargingNeeds",
      R"({"status":"Rejected","statusInfo":{"reasonCode":"NoSmartCharging",
@@ -100,9 +92,77 @@ rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
   return json{{"currentTime", now_text(ctx)}};
 }
 
+namespace {
+
+rpc::OcspRequestData ocsp_request_data(const json& data) {
+  return {data.at("hashAlgorithm").get<std::string>(), data.at("issuerNameHash").get<std::string>(),
+          data.at("issuerKeyHash").get<std::string>(), data.at("serialNumber").get<std::string>(),
+          data.at("responderURL").get<std::string>()};
+}
+
+}  // namespace
+
+// Plug & Charge (C07): a contract certificate chain comes as OCSP request data, one entry per
+// certificate. Any certificate its responder calls revoked makes the token Invalid whatever the
+// token list says, and one the responder does not know is a chain error; when no responder
+// could be asked, nothing is claimed about the certificate (no certificateStatus) and the token
+// list decides alone, as for a token without certificates.
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const json& req) {
   const auto token = req.at("idToken").at("idToken").get<std::string>();
-  return json{{"idTokenInfo", id_token_info_json(ctx.state.authorize(ctx, token))}};
+  json info = id_token_info_json(ctx.state.authorize(ctx, token));
+  auto chain = req.find("iso15118CertificateHashData");
+  if (chain == req.end() || chain->empty()) return json{{"idTokenInfo", std::move(info)}};
+  bool revoked = false, unknown = false, all_good = true;
+  for (const auto& data : *chain) {
+    const rpc::OcspResult r = ctx.state.certificate_status(ctx, ocsp_request_data(data));
+    revoked |= r.status == rpc::OcspResult::Status::Revoked;
+    unknown |= r.status == rpc::OcspResult::Status::Unknown;
+    all_good &= r.status == rpc::OcspResult::Status::Good;
+  }
+  json resp = json::object();
+  if (revoked) {
+    resp["certificateStatus"] = "CertificateRevoked";
+    info["status"] = "Invalid";
+  } else if (unknown) {
+    resp["certificateStatus"] = "CertChainError";
+    info["status"] = "Invalid";
+  } else if (all_good) {
+    resp["certificateStatus"] = "Accepted";
+  }
+  resp["idTokenInfo"] = std::move(info);
+  return resp;
+}
+
+rpc::HandleResult handle_get_15118_ev_certificate(rpc::CallContext& ctx, const json& req) {
+  rpc::EvCertificateResult r = ctx.state.ev_certificate(
+      ctx, {req.at("action").get<std::string>(), req.at("iso15118SchemaVersion").get<std::string>(),
+            req.at("exiRequest").get<std::string>()});
+  // The schema's bound on exiResponse; a longer answer cannot be sent.
+  if (r.accepted && r.exi_response.size() > 7500)
+    r = {
+        false, {}, "BackendFailed", "the contract backend's answer is longer than 7500 characters"};
+  if (r.accepted) return json{{"status", "Accepted"}, {"exiResponse", std::move(r.exi_response)}};
+  return json{
+      {"status", "Failed"},
+      {"exiResponse", ""},
+      {"statusInfo", {{"reasonCode", r.reason_code}, {"additionalInfo", r.reason.substr(0, 500)}}}};
+}
+
+rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const json& req) {
+  const rpc::OcspResult r =
+      ctx.state.certificate_status(ctx, ocsp_request_data(req.at("ocspRequestData")));
+  if (r.status == rpc::OcspResult::Status::Failed)
+    return json{{"status", "Failed"},
+                {"statusInfo",
+                 {{"reasonCode", "OcspFailed"}, {"additionalInfo", r.reason.substr(0, 500)}}}};
+  // The schema's bound; a longer answer (a responder listing many certificates) cannot be sent.
+  if (r.response_base64.size() > 5500)
+    return json{
+        {"status", "Failed"},
+        {"statusInfo",
+         {{"reasonCode", "OcspFailed"},
+          {"additionalInfo", "the OCSP response is longer than GetCertificateStatus can carry"}}}};
+  return json{{"status", "Accepted"}, {"ocspResult", r.response_base64}};
 }
 
 rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& req) {
@@ -144,6 +204,16 @@ rpc::HandleResult handle_report(rpc::CallContext& ctx, const json& req) {
 }
 
 rpc::HandleResult empty_response(rpc::CallContext&, const json&) { return json::object(); }
+
+rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& req) {
+  rpc::CertificateRequest request{req.value("csr", std::string())};
+  if (auto type = optional_member<std::string>(req, "certificateType"))
+    request.certificate_type = *type;
+  const rpc::CertificateDecision d = rpc::request_certificate(ctx, std::move(request));
+  if (d.accepted) return json{{"status", "Accepted"}};
+  return json{{"status", "Rejected"},
+              {"statusInfo", {{"reasonCode", d.reason_code}, {"additionalInfo", d.detail}}}};
+}
 
 rpc::HandleResult fixed_answer(rpc::CallContext& ctx, const json&) {
   const auto& answers = fixed_answers();

@@ -16,11 +16,17 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const nlohmann
 // NotifyReport, ReportChargingProfiles, NotifyDisplayMessages: kept by the CSMS state.
 rpc::HandleResult handle_report(rpc::CallContext& ctx, const nlohmann::json& req);
 
+// Accepted when the CSMS state will have the CSR signed (CertificateSigned follows), else
+// Rejected with the reason in statusInfo (rpc/certificate_request.hpp).
+rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_get_15118_ev_certificate(rpc::CallContext& ctx, const nlohmann::json& req);
+rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const nlohmann::json& req);
+
 // `{}`: the response of every notification whose response schema has no required member.
 rpc::HandleResult empty_response(rpc::CallContext& ctx, const nlohmann::json& req);
 
 // A fixed, schema-valid answer chosen by ctx.action, for requests this gateway cannot serve
-// yet (no CA, OCSP responder, ISO 15118 backend, smart charging, vendor extensions): the
+// yet (no OCSP responder, ISO 15118 backend, smart charging, vendor extensions): the
 // refusal or failure status the schema offers, with a statusInfo saying why.
 rpc::HandleResult fixed_answer(rpc::CallContext& ctx, const nlohmann::json& req);
 

@@ -109,6 +109,8 @@ void map_authorize(const rpc::CallContext& ctx, const json& req, const json& res
   Event& e = out.add(EventType::Authorize);
   apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
   keep_token_info(ctx, e, resp);
+  if (auto status = string_member(resp, "certificateStatus"))
+    e.extra["certificate_status"] = *status;
   rpc::keep_unmapped(ctx, e, without_id_token(req), {});
 }
 

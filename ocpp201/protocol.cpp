@@ -46,9 +46,9 @@ constexpr rpc::ActionSpec kActions[] = {
     {"NotifyDisplayMessages", &handle_report, kNotification},
     {"NotifyEVChargingNeeds", &fixed_answer, kNotification},
     {"NotifyEVChargingSchedule", &fixed_answer, kNotification},
-    {"SignCertificate", &fixed_answer, kNotification},
-    {"Get15118EVCertificate", &fixed_answer, kNotification},
-    {"GetCertificateStatus", &fixed_answer, kNotification},
+    {"SignCertificate", &handle_sign_certificate, kNotification},
+    {"Get15118EVCertificate", &handle_get_15118_ev_certificate, kNotification},
+    {"GetCertificateStatus", &handle_get_certificate_status, kNotification},
 };
 
 // Every CSMS->charge point message of OCPP 2.0.1 (part 2, the "CSMS -> Charging Station"

@@ -77,6 +77,12 @@ struct CallContext {
   // 1.6: the transaction a -1 / never-issued id was resolved to by the handler (linked id or
   // synthetic run id); mappers put it in transaction_id and keep the sent id in extra.
   std::optional<std::string> resolved_transaction_id = std::nullopt;
+  // An accepted certificate signing request: once the answer is sent, the gateway has it signed
+  // and sends CertificateSigned (handlers do no I/O; gateway/certificate_service.hpp).
+  std::optional<CertificateRequest> certificate_to_sign = std::nullopt;
+  // Set by a handler that refused a request for a security reason (e.g. a CSR for another
+  // identity): the frame's events get a SecurityEvent (source "gateway") with these details.
+  std::optional<nlohmann::json> security_finding = std::nullopt;
 };
 
 using HandleResult = std::variant<nlohmann::json, CallError>;

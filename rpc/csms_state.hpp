@@ -100,6 +100,56 @@ struct TransactionEvent201 {
   std::optional<int64_t> reservation_id;  // consumes that reservation
 };
 
+// A certificate signing request (SignCertificate, both versions).
+struct CertificateRequest {
+  std::string csr_pem;
+  // ChargingStationCertificate | V2GCertificate (2.0.1); 1.6 asks for the former only.
+  std::string certificate_type = "ChargingStationCertificate";
+};
+
+struct CertificateDecision {
+  bool accepted = false;
+  std::string reason_code;  // why not (at most 20 characters: 2.0.1 statusInfo.reasonCode)
+  std::string detail;       // for statusInfo.additionalInfo and the log
+  // The CSR itself was wrong (forged signature, another identity, a weak key): the refusal is
+  // written as a SecurityEvent. A CSMS without a signer refuses without suspicion.
+  bool suspicious = false;
+};
+
+// One certificate to check for revocation, as 2.0.1 names it (OCSPRequestDataType): the
+// hashes identify the certificate to its issuer's OCSP responder at responder_url.
+struct OcspRequestData {
+  std::string hash_algorithm;  // SHA256 | SHA384 | SHA512
+  std::string issuer_name_hash;
+  std::string issuer_key_hash;
+  std::string serial_number;
+  std::string responder_url;
+};
+
+struct OcspResult {
+  enum class Status { Good, Revoked, Unknown, Failed };
+  Status status = Status::Failed;
+  std::string reason;  // why Failed, for statusInfo and the event
+  // The responder's signed answer, DER in base64 as GetCertificateStatus carries it (empty for
+  // Failed).
+  std::string response_base64;
+};
+
+// 2.0.1 Get15118EVCertificate: the EV's EXI-encoded certificate installation or update request,
+// for the mobility operator's contract certificate pool.
+struct EvCertificateRequest {
+  std::string action;          // Install | Update
+  std::string schema_version;  // iso15118SchemaVersion
+  std::string exi_request;     // base64
+};
+
+struct EvCertificateResult {
+  bool accepted = false;
+  std::string exi_response;  // base64, when accepted
+  std::string reason_code;   // why not (at most 20 characters)
+  std::string reason;
+};
+
 struct TransactionEvent201Result {
   std::vector<std::string> flags;  // analytics::flag values (unknown tx, seq gaps, ...)
   std::optional<IdTokenInfo> id_token_info;
@@ -127,6 +177,23 @@ class CsmsState {
   // A report the charge point sent of its own state (2.0.1 NotifyReport, ReportChargingProfiles,
   // NotifyDisplayMessages; ctx.action says which), schema-valid: kept per charge point.
   virtual void store_report(CallContext& ctx, const nlohmann::json& request) = 0;
+  // Whether the CSR is one the central system will have signed (rpc::request_certificate acts on
+  // the answer). The default: no certificate authority.
+  virtual CertificateDecision certificate_request(CallContext& /*ctx*/,
+                                                  const CertificateRequest& /*req*/) {
+    return {false, "NoCertAuthority", "no certificate authority is configured on this CSMS", false};
+  }
+  // The revocation status of one certificate from its OCSP responder (2.0.1 Authorize with
+  // iso15118CertificateHashData, GetCertificateStatus). The default: no checks configured.
+  virtual OcspResult certificate_status(CallContext& /*ctx*/, const OcspRequestData& /*req*/) {
+    return {OcspResult::Status::Failed, "no OCSP responder is allowed on this CSMS", {}};
+  }
+  // The contract certificate pool's answer to an EV's request. The default: no pool.
+  virtual EvCertificateResult ev_certificate(CallContext& /*ctx*/,
+                                             const EvCertificateRequest& /*req*/) {
+    return {
+        false, {}, "NoContractBackend", "no ISO 15118 contract certificate backend is configured"};
+  }
   // Whether the charge point may send `ctx.action`: false while its last BootNotification
   // answer was Pending or Rejected (the dispatcher then answers SecurityError).
   virtual bool accepts_call(CallContext& /*ctx*/) { return true; }

@@ -221,9 +221,11 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   r.spec = spec;
   r.stored_frame = redacted;
   r.reply = serialize_call_result(frame.message_id, response);
+  r.certificate_to_sign = std::move(ctx.certificate_to_sign);
   try {
     EventBuilder builder(ctx, frame.payload.dump());
     spec->to_events(ctx, frame.payload, response, builder);
+    if (ctx.security_finding) builder.add(EventType::SecurityEvent).extra = *ctx.security_finding;
     r.events = std::move(builder).finish();
   } catch (const json::exception& e) {
     // The handler has answered and may have changed state, so the reply stands; the frame is

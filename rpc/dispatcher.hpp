@@ -30,6 +30,8 @@ struct InboundResult {
   std::optional<MessageType> type;
   const ActionSpec* spec = nullptr;
   std::optional<RpcError> error_code;
+  // An accepted SignCertificate: the session has it signed once `reply` is sent.
+  std::optional<CertificateRequest> certificate_to_sign;
 };
 
 // `caller` is the connection's context (who, when, mode, state, write set); the frame's own

@@ -15,11 +15,13 @@ BUILD_PACKAGES=(
 )
 # Tests, benchmarks and tooling: GoogleTest, benchmark, clang-format, Kafka client tool,
 # Node.js and Python for the independent OCPP client libraries, Java + Maven for the Kafka broker,
-# Chromium for the status page's browser tests (tests/browser, driven by npm playwright-core).
+# Chromium for the status page's browser tests (tests/browser, driven by npm playwright-core),
+# clang with its fuzzer runtime for the fuzz targets.
 TEST_PACKAGES=(
   googletest libgtest-dev libbenchmark-dev clang-format kcat
   python3 python3-venv python3-pip openjdk-17-jre-headless maven curl procps psmisc jq linux-perf
   chromium fonts-dejavu-core
+  clang-14 libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer and the sanitizer runtimes
 )
 
 missing=()

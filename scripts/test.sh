@@ -4,7 +4,8 @@
 #   client libraries), 3. Kafka end-to-end tests with a real KRaft broker, 4. the simulator's
 #   fault-injection run with ground-truth comparison, 5. the Delta Lake mirror read by pyarrow
 #   and delta-rs, 6. the operator status page in real Chromium (tests/browser).
-# --sanitize instead builds with ASan+UBSan in build-asan and runs the unit tests there.
+# --sanitize instead builds with ASan+UBSan in build-asan and runs the unit tests there, then
+# the fuzz targets for 60 s each (scripts/fuzz.sh; clang, in build-fuzz; docs/fuzzing.md).
 # Ends with one line "N passed, M failed" summing every runner's counts; exits non-zero if
 # any step failed.
 set -uo pipefail
@@ -50,6 +51,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   fi
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   run_step "unit tests (ASan+UBSan)" ctest --test-dir build-asan -L unit --output-on-failure -j 2 --timeout 300
+  run_step "fuzz targets (60 s each)" bash scripts/fuzz.sh 60
 else
   if ! bash scripts/build.sh "$root/build"; then
     echo "0 passed, 1 failed"; exit 1
@@ -59,7 +61,7 @@ else
   run_step "dependency order" python3 scripts/check-deps.py
   run_step "unit tests" ctest --test-dir build -L unit --output-on-failure -j 2 --timeout 300
   for suite in tests/integration/run.sh tests/integration/kafka/run.sh tests/integration/sim/run.sh \
-    tests/delta/run.sh tests/spark/run.sh tests/browser/run.sh; do
+    tests/integration/attack/run.sh tests/delta/run.sh tests/spark/run.sh tests/browser/run.sh; do
     [ -f "$suite" ] && run_step "$suite" bash "$suite"
   done
 fi

@@ -202,7 +202,11 @@ const char* type_name(Type t) {
 std::string Registry::render() const {
   std::string out;
   std::lock_guard lock(mu_);
-  for (const auto& [name, e] : entries_) {
+  for (const auto& entry : entries_) {
+    // Named references, not a structured binding: the lambdas below capture `name`, which
+    // clang 14 (the fuzz targets' compiler) cannot do with a binding.
+    const std::string& name = entry.first;
+    const auto& e = entry.second;
     out += "# HELP " + name + " ";
     append_escaped(out, e->help, false);
     out += "\n# TYPE " + name + " " + type_name(e->type) + "\n";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,6 +40,34 @@ class FakeCsmsState : public rpc::CsmsState {
   };
   std::map<std::pair<std::string, std::string>, Tx201> tx201;
   std::vector<std::tuple<std::string, std::string, nlohmann::json>> reports;  // cp, action, request
+
+  // SignCertificate: unset, the interface's default (no certificate authority).
+  std::optional<rpc::CertificateDecision> certificate_decision;
+  rpc::CertificateDecision certificate_request(rpc::CallContext& ctx,
+                                               const rpc::CertificateRequest& req) override {
+    return certificate_decision ? *certificate_decision
+                                : rpc::CsmsState::certificate_request(ctx, req);
+  }
+
+  // OCSP: by serial number; a serial not in the map gets the interface's default (Failed).
+  std::map<std::string, rpc::OcspResult> ocsp;
+  std::vector<rpc::OcspRequestData> ocsp_asked;
+  rpc::OcspResult certificate_status(rpc::CallContext& ctx,
+                                     const rpc::OcspRequestData& req) override {
+    ocsp_asked.push_back(req);
+    auto it = ocsp.find(req.serial_number);
+    return it != ocsp.end() ? it->second : rpc::CsmsState::certificate_status(ctx, req);
+  }
+
+  // Get15118EVCertificate: unset, the interface's default (no contract backend).
+  std::optional<rpc::EvCertificateResult> ev_certificate_result;
+  std::vector<rpc::EvCertificateRequest> ev_certificate_asked;
+  rpc::EvCertificateResult ev_certificate(rpc::CallContext& ctx,
+                                          const rpc::EvCertificateRequest& req) override {
+    ev_certificate_asked.push_back(req);
+    return ev_certificate_result ? *ev_certificate_result
+                                 : rpc::CsmsState::ev_certificate(ctx, req);
+  }
 
   bool registration_accepted = true;  // false: as after a Pending/Rejected boot answer
   bool accepts_call(rpc::CallContext&) override { return registration_accepted; }

@@ -19,7 +19,7 @@ ensure_venv "$root" || { echo "security: pip install failed"; echo "0 passed, 1 
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-(cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/security_test.py" "$here/tls_test.py") 2>&1 | tee "$log"
+(cd "$root" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here/security_test.py" "$here/tls_test.py" "$here/certificate_test.py" "$here/ocsp_test.py") 2>&1 | tee "$log"
 count_pytest "$log" "${PIPESTATUS[0]}"
 echo "security: $p passed, $f failed"
 [ "$f" -eq 0 ]

@@ -65,7 +65,8 @@ std::vector<Sample> realistic_requests() {
         {"reason", "EVDisconnected"}},
        EventType::StopTransaction},
       // The security extension.
-      {"LogStatusNotification", {{"status", "Uploaded"}, {"requestId", 7}},
+      {"LogStatusNotification",
+       {{"status", "Uploaded"}, {"requestId", 7}},
        EventType::DiagnosticsStatus},
       {"SecurityEventNotification",
        {{"type", "FirmwareUpdated"}, {"timestamp", "2025-06-15T15:00:00Z"}},
@@ -73,7 +74,8 @@ std::vector<Sample> realistic_requests() {
       {"SignCertificate",
        {{"csr", "-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----"}},
        EventType::Notification},
-      {"SignedFirmwareStatusNotification", {{"status", "SignatureVerified"}, {"requestId", 3}},
+      {"SignedFirmwareStatusNotification",
+       {{"status", "SignatureVerified"}, {"requestId", 3}},
        EventType::FirmwareStatus},
   };
 }
@@ -142,6 +144,30 @@ TEST_F(Ocpp16Test, BootNotificationAnswersWithTheStateDecision) {
   EXPECT_EQ(state.boots[0].model, "Terra AC");
   EXPECT_EQ(state.boots[0].serial_number, "TACW-1");  // deprecated spelling still read
   EXPECT_EQ(state.boots[0].firmware_version, "1.2");
+}
+
+TEST_F(Ocpp16Test, SignCertificateAnswersTheStatesDecisionAndHandsAnAcceptedCsrOn) {
+  const json csr = {{"csr",
+                     "-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE "
+                     "REQUEST-----"}};
+  auto r = call("SignCertificate", csr);
+  EXPECT_EQ(result_of(r, "SignCertificate"), (json{{"status", "Rejected"}}));  // no CA
+  EXPECT_FALSE(r.certificate_to_sign);
+  EXPECT_EQ(r.events.size(), 1u);
+
+  state.certificate_decision = rpc::CertificateDecision{true, "", "", false};
+  r = call("SignCertificate", csr);
+  EXPECT_EQ(result_of(r, "SignCertificate"), (json{{"status", "Accepted"}}));
+  ASSERT_TRUE(r.certificate_to_sign);
+  EXPECT_EQ(r.certificate_to_sign->csr_pem, csr["csr"]);
+  EXPECT_EQ(r.certificate_to_sign->certificate_type, "ChargingStationCertificate");
+
+  state.certificate_decision = rpc::CertificateDecision{false, "KeyNotAllowed", "RSA 1024", true};
+  r = call("SignCertificate", csr);
+  EXPECT_EQ(result_of(r, "SignCertificate"), (json{{"status", "Rejected"}}));
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[1].event_type, EventType::SecurityEvent);
+  EXPECT_EQ(r.events[1].extra["reason_code"], "KeyNotAllowed");
 }
 
 TEST_F(Ocpp16Test, HeartbeatAnswersWithTheCurrentTime) {

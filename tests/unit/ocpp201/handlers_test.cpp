@@ -151,6 +151,98 @@ TEST(Ocpp201Handlers, RequestsWithoutABackendAreRefusedWithTheSchemaStatusAndRec
   }
 }
 
+json hash_data(std::string_view serial) {
+  return {{"hashAlgorithm", "SHA256"},
+          {"issuerNameHash", std::string(64, 'a')},
+          {"issuerKeyHash", std::string(64, 'b')},
+          {"serialNumber", serial},
+          {"responderURL", "http://ocsp.example:80"}};
+}
+
+json pnc_authorize(std::vector<std::string_view> serials) {
+  json chain = json::array();
+  for (auto s : serials) chain.push_back(hash_data(s));
+  return {{"idToken", {{"idToken", "DE8ACC12345678"}, {"type", "eMAID"}}},
+          {"iso15118CertificateHashData", chain}};
+}
+
+TEST(Ocpp201Handlers, AuthorizeWithARevokedContractCertificateIsInvalidWhateverTheTokenList) {
+  Harness h;
+  h.state.tokens["DE8ACC12345678"] = rpc::IdTokenInfo{"Accepted", std::nullopt, std::nullopt};
+  h.state.ocsp["1001"] = {rpc::OcspResult::Status::Good, {}, "AAAA"};
+  h.state.ocsp["1002"] = {rpc::OcspResult::Status::Revoked, {}, "AAAA"};
+  h.state.ocsp["1003"] = {rpc::OcspResult::Status::Unknown, {}, "AAAA"};
+
+  auto r = h.call("Authorize", pnc_authorize({"1001"}));
+  json resp = result_payload(r, "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "Accepted");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Accepted");
+  EXPECT_EQ(r.events[0].extra["certificate_status"], "Accepted");
+
+  // One revoked certificate anywhere in the chain is enough.
+  r = h.call("Authorize", pnc_authorize({"1001", "1002"}));
+  resp = result_payload(r, "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "CertificateRevoked");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Invalid");
+  EXPECT_EQ(r.events[0].extra["certificate_status"], "CertificateRevoked");
+
+  resp = result_payload(h.call("Authorize", pnc_authorize({"1003"})), "Authorize");
+  EXPECT_EQ(resp["certificateStatus"], "CertChainError");
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Invalid");
+
+  // No responder could be asked: the token list decides, nothing is said of the certificate.
+  resp = result_payload(h.call("Authorize", pnc_authorize({"9999"})), "Authorize");
+  EXPECT_FALSE(resp.contains("certificateStatus"));
+  EXPECT_EQ(resp["idTokenInfo"]["status"], "Accepted");
+  ASSERT_EQ(h.state.ocsp_asked.size(), 5u);
+  EXPECT_EQ(h.state.ocsp_asked[0].responder_url, "http://ocsp.example:80");
+  EXPECT_EQ(h.state.ocsp_asked[0].issuer_key_hash, std::string(64, 'b'));
+}
+
+TEST(Ocpp201Handlers, GetCertificateStatusCarriesTheResponseOrSaysWhyNot) {
+  Harness h;
+  h.state.ocsp["1002"] = {rpc::OcspResult::Status::Revoked, {}, "MIIB"};
+  json resp =
+      result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("1002")}}),
+                     "GetCertificateStatus");
+  EXPECT_EQ(resp, json({{"status", "Accepted"}, {"ocspResult", "MIIB"}}));
+
+  resp = result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("77")}}),
+                        "GetCertificateStatus");
+  EXPECT_EQ(resp["status"], "Failed");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "OcspFailed");
+  EXPECT_EQ(resp["statusInfo"]["additionalInfo"], "no OCSP responder is allowed on this CSMS");
+
+  // An answer longer than the schema's 5500 characters cannot be sent: Failed, not a bad frame.
+  h.state.ocsp["1002"].response_base64 = std::string(6000, 'A');
+  resp = result_payload(h.call("GetCertificateStatus", {{"ocspRequestData", hash_data("1002")}}),
+                        "GetCertificateStatus");
+  EXPECT_EQ(resp["status"], "Failed");
+}
+
+TEST(Ocpp201Handlers, Get15118EVCertificateIsTheBackendsAnswerOrAClearFailure) {
+  Harness h;
+  const json req = {{"iso15118SchemaVersion", "urn:iso:15118:2:2013:MsgDef"},
+                    {"action", "Install"},
+                    {"exiRequest", "gAEiZ2lmdA=="}};
+  json resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp["status"], "Failed");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "NoContractBackend");
+
+  h.state.ev_certificate_result = rpc::EvCertificateResult{true, "gAFyZXNwb25zZQ==", {}, {}};
+  resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp, json({{"status", "Accepted"}, {"exiResponse", "gAFyZXNwb25zZQ=="}}));
+  ASSERT_EQ(h.state.ev_certificate_asked.size(), 2u);
+  EXPECT_EQ(h.state.ev_certificate_asked[1].action, "Install");
+  EXPECT_EQ(h.state.ev_certificate_asked[1].exi_request, "gAEiZ2lmdA==");
+  EXPECT_EQ(h.state.ev_certificate_asked[1].schema_version, "urn:iso:15118:2:2013:MsgDef");
+
+  // Longer than the schema allows: a Failed answer, not a response that breaks the schema.
+  h.state.ev_certificate_result->exi_response = std::string(8000, 'A');
+  resp = result_payload(h.call("Get15118EVCertificate", req), "Get15118EVCertificate");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "BackendFailed");
+}
+
 TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
   Harness h;
   const json req = sample("SignCertificate");
@@ -158,6 +250,35 @@ TEST(Ocpp201Handlers, SignCertificateEventKeepsTheCsr) {
   EXPECT_EQ(r.events[0].event_type, analytics::EventType::Notification);
   EXPECT_EQ(r.events[0].extra["csr"], req["csr"]);
   EXPECT_EQ(r.events[0].extra["certificateType"], "ChargingStationCertificate");
+}
+
+TEST(Ocpp201Handlers, AnAcceptedCsrIsHandedOnForSigning) {
+  Harness h;
+  h.state.certificate_decision = rpc::CertificateDecision{true, "", "", false};
+  const json req = sample("SignCertificate");
+  const auto r = h.call("SignCertificate", req);
+  EXPECT_EQ(result_payload(r, "SignCertificate"), (json{{"status", "Accepted"}}));
+  ASSERT_TRUE(r.certificate_to_sign);
+  EXPECT_EQ(r.certificate_to_sign->csr_pem, req["csr"]);
+  EXPECT_EQ(r.certificate_to_sign->certificate_type, "ChargingStationCertificate");
+  EXPECT_EQ(r.events.size(), 1u);
+}
+
+TEST(Ocpp201Handlers, ASuspiciousCsrIsRejectedWithItsReasonAndASecurityEvent) {
+  Harness h;
+  h.state.certificate_decision =
+      rpc::CertificateDecision{false, "InvalidCommonName", "the subject CN must be ...", true};
+  const auto r = h.call("SignCertificate", sample("SignCertificate"));
+  const json resp = result_payload(r, "SignCertificate");
+  EXPECT_EQ(resp["status"], "Rejected");
+  EXPECT_EQ(resp["statusInfo"]["reasonCode"], "InvalidCommonName");
+  EXPECT_FALSE(r.certificate_to_sign);
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[1].event_type, analytics::EventType::SecurityEvent);
+  EXPECT_EQ(r.events[1].extra["type"], "InvalidCertificateRequest");
+  EXPECT_EQ(r.events[1].extra["reason_code"], "InvalidCommonName");
+  EXPECT_EQ(r.events[1].extra["source"], "gateway");
+  EXPECT_NE(r.events[0].event_id, r.events[1].event_id);
 }
 
 TEST(Ocpp201Handlers, EmptyResponseActionsAnswerAnEmptyObject) {

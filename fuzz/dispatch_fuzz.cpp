@@ -1,0 +1,74 @@
+// fuzz/dispatch_fuzz.cpp: one version's whole inbound path (frame parse, schema validation,
+// handler, response validation, event mapping) on arbitrary input, built once per version
+// (OCPPGW_FUZZ_VERSION_201 picks 2.0.1). The CsmsState is the unit tests' in-memory fake, so
+// the target is deterministic and needs no database.
+// Input: one flag byte, then the frame. Flag bit 0: lenient instead of strict validation; bit 1:
+// the rest is a whole frame as sent; else it is "<Action>\n<payload>" and becomes a CALL of that
+// action (so most mutations reach a handler instead of stopping at the frame parser).
+// Whatever the input, a well-formed CALL gets an answer (CALLRESULT or CALLERROR) for its own
+// message id, every frame but a charge point's answer gives at least one event, and nothing
+// throws.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/json_depth.hpp"
+#include "rpc/dispatcher.hpp"
+#include "rpc/frame.hpp"
+#include "tests/support/fake_csms_state.hpp"
+#ifdef OCPPGW_FUZZ_VERSION_201
+#include "ocpp201/protocol.hpp"
+namespace version = ocppgw::ocpp201;
+constexpr auto kVersion = ocppgw::rpc::OcppVersion::v201;
+#else
+#include "ocpp16/protocol.hpp"
+namespace version = ocppgw::ocpp16;
+constexpr auto kVersion = ocppgw::rpc::OcppVersion::v16;
+#endif
+
+using namespace ocppgw;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const rpc::Protocol& protocol = version::protocol();
+  std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (!(data[0] & 2)) {
+    const size_t newline = text.find('\n');
+    if (newline == std::string::npos) return 0;
+    const std::string_view body = std::string_view(text).substr(newline + 1);
+    if (fuzz::json_depth(body) > rpc::kMaxNestingDepth) return 0;
+    const nlohmann::json payload = nlohmann::json::parse(body, nullptr, false);
+    if (payload.is_discarded()) return 0;
+    // The action as a JSON string (invalid UTF-8 replaced, as a charge point's frame could not
+    // carry it), then the frame in the wire format.
+    const std::string action = nlohmann::json(text.substr(0, newline))
+                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text = "[2,\"fuzz-1\"," + action + "," + payload.dump() + "]";
+  }
+  testing::FakeCsmsState state;
+  rpc::Policy policy{
+      .heartbeat_interval_s = 300, .id_token_secret = "fuzz-secret", .gateway_node = "node-fuzz"};
+  rpc::CallContext ctx{
+      .charge_point_id = "CP-FUZZ",
+      .version = kVersion,
+      .message_id = {},
+      .action = {},
+      .ingest_ts_ms = 1717236000000,
+      .mode = (data[0] & 1) ? rpc::ValidationMode::Lenient : rpc::ValidationMode::Strict,
+      .policy = policy,
+      .state = state,
+      .writes = nullptr,
+      .flags = {},
+      .violations = nlohmann::json::array()};
+  const rpc::InboundResult r = rpc::dispatch(protocol, ctx, text);
+  const rpc::ParseResult in = rpc::parse_frame(text);
+  if (in.frame && in.frame->type == rpc::MessageType::Call) {
+    const rpc::ParseResult reply = rpc::parse_frame(r.reply);
+    if (!reply.frame || reply.frame->type == rpc::MessageType::Call) std::abort();
+    if (reply.frame->message_id != in.frame->message_id) std::abort();
+  }
+  if (r.events.empty() && !r.response) std::abort();
+  return 0;
+}

@@ -1,0 +1,38 @@
+// fuzz/frame_fuzz.cpp: the OCPP-J frame parser on arbitrary text. It must never throw, and a
+// frame it accepts must come back the same through the serializer (what the gateway stores
+// and forwards is what the charge point sent).
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "rpc/frame.hpp"
+
+using namespace ocppgw::rpc;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const ParseResult parsed = parse_frame(text);
+  if (!parsed.frame) {
+    if (parsed.error.code == RpcError::GenericError && parsed.error.description.empty())
+      std::abort();  // a refusal always says why
+    return 0;
+  }
+  const Frame& f = *parsed.frame;
+  if (f.message_id.size() > kMaxMessageIdLength) std::abort();
+  std::string again;
+  switch (f.type) {
+    case MessageType::Call:
+      again = serialize_call(f.message_id, f.action, f.payload);
+      break;
+    case MessageType::CallResult:
+      again = serialize_call_result(f.message_id, f.payload);
+      break;
+    case MessageType::CallError:
+      return 0;  // error codes are re-mapped on the way out
+  }
+  const ParseResult round = parse_frame(again);
+  if (!round.frame || round.frame->message_id != f.message_id || round.frame->action != f.action ||
+      round.frame->payload != f.payload)
+    std::abort();
+  return 0;
+}
