@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analytics/event.hpp"
+#include "rpc/mapper_util.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::csms {
@@ -397,7 +398,7 @@ void report_charging_profiles(ItemWriter& out, const json& request) {
 // The answer to GetDisplayMessages: the messages the charge point holds.
 void notify_display_messages(ItemWriter& out, const json& request) {
   for (const json& message : request.value("messageInfo", json::array()))
-    out.put(kDisplayMessage, std::to_string(message.at("id").get<int64_t>()), message);
+    out.put(kDisplayMessage, std::to_string(rpc::required_int_member(message, "id")), message);
 }
 
 using ReportHook = void (*)(ItemWriter&, const json& request);

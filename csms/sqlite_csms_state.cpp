@@ -10,6 +10,7 @@
 #include "analytics/event.hpp"
 #include "csms/charge_point_items.hpp"
 #include "csms/requested_messages.hpp"
+#include "rpc/mapper_util.hpp"
 #include "storage/gateway_db.hpp"
 #include "storage/id_token_store.hpp"
 #include "util/logging.hpp"
@@ -604,8 +605,8 @@ void SqliteCsmsState::store_report(rpc::CallContext& ctx, const nlohmann::json& 
     record(ctx,
            "INSERT INTO device_reports (charge_point_id, request_id, seq_no, received_ms, json) "
            "VALUES (?, ?, ?, ?, ?)",
-           {std::string(ctx.charge_point_id), request.at("requestId").get<int64_t>(),
-            request.at("seqNo").get<int64_t>(), ctx.ingest_ts_ms,
+           {std::string(ctx.charge_point_id), rpc::required_int_member(request, "requestId"),
+            rpc::required_int_member(request, "seqNo"), ctx.ingest_ts_ms,
             request.value("reportData", nlohmann::json::array())
                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   if (!ctx.writes) return;

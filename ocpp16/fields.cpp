@@ -10,23 +10,7 @@
 namespace ocppgw::ocpp16 {
 
 using nlohmann::json;
-
-std::optional<int64_t> as_integer(const json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    // 2^63 is exactly representable; anything at or above it would overflow the cast.
-    if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
-        d < 9223372036854775808.0)
-      return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
+using rpc::as_integer;
 
 void FieldReader::fail(rpc::RpcError code, std::string_view key, std::string_view why) {
   if (error_) return;  // the first problem is the one reported

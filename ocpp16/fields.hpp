@@ -16,10 +16,6 @@
 
 namespace ocppgw::ocpp16 {
 
-// An integer member: JSON integers in int64 range, and floats with an integral value (a
-// deterministic repair; anything else is not guessed).
-std::optional<int64_t> as_integer(const nlohmann::json& value);
-
 class FieldReader {
  public:
   explicit FieldReader(const nlohmann::json& payload) : payload_(payload) {}

@@ -20,6 +20,7 @@ namespace {
 using analytics::Event;
 using analytics::EventType;
 using nlohmann::json;
+using rpc::as_integer;
 using rpc::member_or_null;
 
 std::optional<int64_t> integer_column(Event& e, const json& request, std::string_view key) {

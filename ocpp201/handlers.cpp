@@ -5,9 +5,9 @@
 #include <array>
 #include <map>
 #include <string>
-#include <type_traits>
 
 #include "rpc/certificate_request.hpp"
+#include "rpc/mapper_util.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::ocpp201 {
@@ -51,15 +51,10 @@ std::string now_text(const rpc::CallContext& ctx) {
   return util::format_rfc3339_ms(ctx.ingest_ts_ms);
 }
 
-template <typename T>
-std::optional<T> optional_member(const json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  // Lenient validation lets a non-integer number through (fuzz/regressions/dispatch201_fuzz):
-  // converting 1e300 to an integer is undefined behaviour, so it counts as absent.
-  if constexpr (std::is_integral_v<T>)
-    if (!it->is_number_integer()) return std::nullopt;
-  return it->get<T>();
+// An optional string member; lenient mode may send another type, which counts as absent.
+std::optional<std::string> optional_string(const json& object, std::string_view key) {
+  if (auto v = rpc::string_member(object, key)) return std::string(*v);
+  return std::nullopt;
 }
 
 void add_flag(rpc::CallContext& ctx, std::string_view flag) {
@@ -84,8 +79,8 @@ rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const json& re
   rpc::BootInfo info;
   info.vendor = station.at("vendorName").get<std::string>();
   info.model = station.at("model").get<std::string>();
-  info.serial_number = optional_member<std::string>(station, "serialNumber");
-  info.firmware_version = optional_member<std::string>(station, "firmwareVersion");
+  info.serial_number = optional_string(station, "serialNumber");
+  info.firmware_version = optional_string(station, "firmwareVersion");
   info.reason = req.at("reason").get<std::string>();
   const rpc::BootDecision decision = ctx.state.boot(ctx, info);
   return json{{"currentTime", now_text(ctx)},
@@ -175,20 +170,20 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& re
   rpc::TransactionEvent201 tx;
   tx.transaction_id = info.at("transactionId").get<std::string>();
   tx.event_type = req.at("eventType").get<std::string>();
-  tx.seq_no = req.at("seqNo").get<int64_t>();
+  tx.seq_no = rpc::required_int_member(req, "seqNo");
   // The state orders events by device time; an unreadable one is flagged by the mapper and
   // must not stop the frame from being acknowledged.
   tx.timestamp_ms =
       util::parse_rfc3339_ms(req.at("timestamp").get<std::string>()).value_or(ctx.ingest_ts_ms);
   tx.offline = req.value("offline", false);
   if (auto evse = req.find("evse"); evse != req.end()) {
-    tx.evse_id = evse->at("id").get<int64_t>();
-    tx.connector_id = optional_member<int64_t>(*evse, "connectorId");
+    tx.evse_id = rpc::required_int_member(*evse, "id");
+    tx.connector_id = rpc::int_member(*evse, "connectorId");
   }
   if (auto token = req.find("idToken"); token != req.end())
     tx.id_token = token->at("idToken").get<std::string>();
-  tx.stopped_reason = optional_member<std::string>(info, "stoppedReason");
-  tx.reservation_id = optional_member<int64_t>(req, "reservationId");
+  tx.stopped_reason = optional_string(info, "stoppedReason");
+  tx.reservation_id = rpc::int_member(req, "reservationId");
 
   rpc::TransactionEvent201Result result = ctx.state.transaction_event(ctx, tx);
   for (const auto& flag : result.flags) add_flag(ctx, flag);
@@ -212,8 +207,7 @@ rpc::HandleResult empty_response(rpc::CallContext&, const json&) { return json::
 
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& req) {
   rpc::CertificateRequest request{req.value("csr", std::string())};
-  if (auto type = optional_member<std::string>(req, "certificateType"))
-    request.certificate_type = *type;
+  if (auto type = optional_string(req, "certificateType")) request.certificate_type = *type;
   const rpc::CertificateDecision d = rpc::request_certificate(ctx, std::move(request));
   if (d.accepted) return json{{"status", "Accepted"}};
   return json{{"status", "Rejected"},

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <string>
 
 #include "rpc/event_builder.hpp"
 #include "util/time.hpp"
@@ -57,11 +59,33 @@ std::optional<std::string_view> string_member(const json& object, std::string_vi
   return std::string_view(it->get_ref<const std::string&>());
 }
 
+std::optional<int64_t> as_integer(const json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^63 is exactly representable; anything at or above it would overflow the cast.
+    if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
+        d < 9223372036854775808.0)
+      return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> int_member(const json& object, std::string_view key) {
   if (!object.is_object()) return std::nullopt;
   auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
+  return it == object.end() ? std::nullopt : as_integer(*it);
+}
+
+int64_t required_int_member(const json& object, std::string_view key) {
+  const json& v = object.at(key);
+  if (auto i = as_integer(v)) return *i;
+  throw json::type_error::create(302, "/" + std::string(key) + " must be an integer", &v);
 }
 
 const json* object_member(const json& object, std::string_view key) {

@@ -25,7 +25,15 @@ namespace ocppgw::rpc {
 // Mappers run after validation, but in lenient mode a member may still have the wrong type;
 // these return nullopt/nullptr instead of throwing, so mapping never fails a frame.
 std::optional<std::string_view> string_member(const nlohmann::json& object, std::string_view key);
+// An integer: JSON integers in int64 range, and floats with an integral value (a deterministic
+// repair; anything else is not guessed). Never converts out of range: that is undefined
+// behaviour, and lenient mode lets any number through (fuzz/regressions/dispatch201_fuzz).
+std::optional<int64_t> as_integer(const nlohmann::json& value);
 std::optional<int64_t> int_member(const nlohmann::json& object, std::string_view key);
+// A member a handler cannot do without: throws json::out_of_range when it is missing and
+// json::type_error when as_integer() refuses it, which rpc::dispatch turns into the CALLERROR
+// the schema check named.
+int64_t required_int_member(const nlohmann::json& object, std::string_view key);
 const nlohmann::json* object_member(const nlohmann::json& object, std::string_view key);
 // The member, or a static null when absent. Unlike json::value() it returns a reference into
 // `object`, so pointers taken from it (MeterValueGroup) stay valid while `object` lives.

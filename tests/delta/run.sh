@@ -7,12 +7,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/tests/integration/common.sh"
-venv="$root/.venv"
-if ! "$venv/bin/python" -c 'import deltalake, pyarrow, pytest' 2>/dev/null; then
-  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install -q --cache-dir "$HOME/.cache/ocppgw/pip" \
-      -r "$root/tests/delta/requirements.txt" || { echo "0 passed, 1 failed"; exit 1; }
-fi
+ensure_venv "$root" tests/delta/requirements.txt || { echo "0 passed, 1 failed"; exit 1; }
 # Spark + Delta Lake for test_spark_reads_mirror.py (jars cached under ~/.cache/ocppgw/ivy).
 bash "$root/scripts/spark.sh" || { echo "0 passed, 1 failed"; exit 1; }
 log="$(mktemp)"

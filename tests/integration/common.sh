@@ -1,11 +1,12 @@
 # tests/integration/common.sh: sourced by the integration runners.
-# ensure_venv ROOT installs the PyPI packages of tests/integration/requirements.txt into
-# ROOT/.venv (pip cache ~/.cache/ocppgw/pip) unless that exact file was installed there before
-# (a stamp holds its hash, so a changed pin reinstalls) and sets $venv; it returns non-zero when
-# pip fails.
+# ensure_venv ROOT [REQUIREMENTS] installs the PyPI packages of REQUIREMENTS (default
+# tests/integration/requirements.txt, relative to ROOT) into ROOT/.venv (pip cache
+# ~/.cache/ocppgw/pip) unless that exact file was installed there before (a stamp per file holds
+# its hash, so a changed pin reinstalls) and sets $venv; it returns non-zero when pip fails.
 ensure_venv() {
   venv="$1/.venv"
-  local requirements="$1/tests/integration/requirements.txt" stamp="$1/.venv/.requirements.sha256"
+  local file="${2:-tests/integration/requirements.txt}"
+  local requirements="$1/$file" stamp="$1/.venv/.${file//\//_}.sha256"
   local want
   want="$(sha256sum "$requirements" | cut -d' ' -f1)"
   [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0

@@ -2,6 +2,7 @@
 // rpc/mapper_util, exercised with a 2.0.1-shaped and a 1.6-shaped reader.
 #include "rpc/mapper_util.hpp"
 
+#include <cmath>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -98,6 +99,24 @@ TEST(RpcMapperUtil, MemberAccessNeverThrowsOnWrongTypes) {
   EXPECT_EQ(int_member(j, "n"), 7);
   EXPECT_FALSE(int_member(json::array(), "n").has_value());
   EXPECT_FALSE(int_member(json{{"f", 1.5}}, "f").has_value());
+}
+
+TEST(RpcMapperUtil, IntegersAreReadOnlyWhenTheyFitInt64) {
+  EXPECT_EQ(as_integer(json(7.0)), 7);  // an integral float is repaired
+  EXPECT_EQ(as_integer(json(-9223372036854775807LL - 1)), INT64_MIN);
+  EXPECT_FALSE(as_integer(json(9223372036854775808ULL)).has_value());
+  EXPECT_FALSE(as_integer(json(1e300)).has_value());  // converting it would be UB
+  EXPECT_FALSE(as_integer(json(9223372036854775808.0)).has_value());
+  EXPECT_FALSE(as_integer(json(std::nan(""))).has_value());
+  EXPECT_FALSE(as_integer(json("7")).has_value());
+  EXPECT_FALSE(int_member(json{{"big", 1e300}}, "big").has_value());
+}
+
+TEST(RpcMapperUtil, RequiredIntegerThrowsWhatTheDispatcherMapsToACallError) {
+  EXPECT_EQ(required_int_member(json{{"n", 3}}, "n"), 3);
+  EXPECT_THROW(required_int_member(json::object(), "n"), json::out_of_range);
+  EXPECT_THROW(required_int_member(json{{"n", 1e300}}, "n"), json::type_error);
+  EXPECT_THROW(required_int_member(json{{"n", "3"}}, "n"), json::type_error);
 }
 
 class KeepUnmapped : public ::testing::Test {

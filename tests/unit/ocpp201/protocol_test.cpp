@@ -210,5 +210,28 @@ TEST(Ocpp201CallError, LenientModeStillRefusesWhatTheHandlerCannotRead) {
   EXPECT_EQ(r.events[0].event_type, EventType::Invalid);
 }
 
+// A number no int64 holds, where the handler needs an integer: refused with the schema's code,
+// never converted (that would be undefined behaviour; fuzz/regressions/dispatch201_fuzz).
+TEST(Ocpp201CallError, LenientModeRefusesAnOutOfRangeIntegerTheHandlerNeeds) {
+  Harness h;
+  h.mode = rpc::ValidationMode::Lenient;
+  for (const char* member : {"seqNo", "evse"}) {
+    json tx = {{"eventType", "Started"},
+               {"timestamp", "2026-12-04T10:00:00Z"},
+               {"triggerReason", "Authorized"},
+               {"seqNo", 0},
+               {"transactionInfo", {{"transactionId", "TX-1"}}},
+               {"evse", {{"id", 1}}}};
+    if (std::string(member) == "seqNo")
+      tx["seqNo"] = 1e300;
+    else
+      tx["evse"]["id"] = 1e300;
+    const auto r = h.call("TransactionEvent", tx);
+    EXPECT_EQ(call_error(r).first, "TypeConstraintViolation") << member;
+    ASSERT_EQ(r.events.size(), 1u) << member;
+    EXPECT_EQ(r.events[0].event_type, EventType::Invalid) << member;
+  }
+}
+
 }  // namespace
 }  // namespace ocppgw::ocpp201::test
