@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analytics/delta_mirror.hpp"
+#include "analytics/delta_mirror_worker.hpp"
 #include "analytics/pipeline.hpp"
 #include "analytics/read_models.hpp"
 #include "gateway/session_registry.hpp"

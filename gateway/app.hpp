@@ -22,7 +22,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "analytics/delta_mirror.hpp"
+#include "analytics/delta_mirror_worker.hpp"
 #include "csms/event_sink.hpp"
 #include "csms/sqlite_csms_state.hpp"
 #include "gateway/config.hpp"
