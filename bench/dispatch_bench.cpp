@@ -3,7 +3,8 @@
 // FakeCsmsState so storage is not measured; then the cost of turning one MeterValues event into
 // its JSON text, the json-tree dump against the direct writer (to_json_string), side by side.
 // Prints figures; asserts nothing.
-//   ./bench/dispatch_bench [iterations]
+//   ./bench/dispatch_bench [iterations] [sample]   (sample: run only the frames whose name contains
+//   it, e.g. MeterValues, for a profiler)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -104,9 +105,11 @@ void bench_large_meter_values(ocppgw::testing::FakeCsmsState& state) {
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 20000;
+  const std::string only = argc > 2 ? argv[2] : "";
   ocppgw::testing::FakeCsmsState state;
   ocppgw::rpc::Policy policy{.id_token_secret = "bench"};
   for (const auto& sample : kSamples) {
+    if (std::string_view(sample.name).find(only) == std::string_view::npos) continue;
     const auto& protocol = sample.version == OcppVersion::v16 ? ocppgw::ocpp16::protocol()
                                                               : ocppgw::ocpp201::protocol();
     size_t events = 0;
@@ -122,6 +125,7 @@ int main(int argc, char** argv) {
                 sample.name, elapsed.count() * 1e6 / iterations, iterations / elapsed.count(),
                 events);
   }
+  if (!only.empty()) return 0;
   // A typical event: the first one the 1.6 MeterValues frame maps to.
   auto ctx = ocppgw::rpc::make_context(policy, state, "CP-1", ocppgw::rpc::ValidationMode::Strict,
                                        1'700'000'000'000, OcppVersion::v16);

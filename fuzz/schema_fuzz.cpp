@@ -1,7 +1,8 @@
 // fuzz/schema_fuzz.cpp: the official-schema validation of both versions on arbitrary JSON.
 // Input: "<16|201>:<schema name>\n<instance>", e.g. "201:BootNotificationRequest\n{...}" (named,
 // not numbered, so the corpus stays valid when a table changes). Validation must not crash,
-// must give the same answer twice, and a refusal must name a violation.
+// must give the same answer twice, a refusal must name a violation, and the fast path
+// (rpc/fast_schema.hpp) must give exactly the reference validator's outcome.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -35,5 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const rpc::ValidationOutcome second = protocol.schemas.validate(name, instance);
   if (first.ok != second.ok || first.code != second.code) std::abort();
   if (!first.ok && first.violations.empty()) std::abort();
+  const rpc::ValidationOutcome reference = protocol.schemas.validate_reference(name, instance);
+  if (first.ok != reference.ok || first.summary() != reference.summary()) std::abort();
   return 0;
 }

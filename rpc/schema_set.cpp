@@ -13,7 +13,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "util/time.hpp"
+#include "rpc/fast_schema.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -43,7 +43,7 @@ RpcError classify(const std::string& d) {
 // valijson checks "format": "date-time" with a std::regex built on every call: slow on the hot
 // path, and libstdc++'s recursive matcher overflows the stack on long input (a 1 MB timestamp
 // crashes the process). The schemas are compiled with that keyword swapped for this linear
-// check, which also rejects impossible dates such as 2025-02-30.
+// check (is_rfc3339_date_time), which also rejects impossible dates such as 2025-02-30.
 constexpr const char* kDateTimeKeyword = "x-ocppgw-date-time";
 
 class DateTimeConstraint : public valijson::constraints::PolyConstraint {
@@ -51,19 +51,12 @@ class DateTimeConstraint : public valijson::constraints::PolyConstraint {
   bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
                 valijson::ValidationResults* results) const override {
     if (!target.isString()) return true;  // the "type" constraint reports that
-    const std::string text = target.getString();
-    if (is_date_time(text)) return true;
+    if (is_rfc3339_date_time(target.getString())) return true;
     if (results) results->pushError(context, "String should be a valid RFC 3339 date-time");
     return false;
   }
 
  private:
-  // RFC 3339 section 5.6: "T" (or "t") between date and time, and a zone of Z or +hh:mm.
-  static bool is_date_time(std::string_view s) {
-    if (!util::parse_rfc3339_ms(s)) return false;
-    const char last = s.back();
-    return (s[10] == 'T' || s[10] == 't') && (last == 'Z' || last == 'z' || s[s.size() - 3] == ':');
-  }
   Constraint* cloneInto(void* memory) const override {
     return new (memory) DateTimeConstraint(*this);
   }
@@ -77,23 +70,29 @@ class DateTimeBuilder : public valijson::ConstraintBuilder {
   }
 };
 
-// Replaces every "format": "date-time" of a schema document with kDateTimeKeyword.
-void swap_date_time_format(nlohmann::json& node) {
+// Replaces every "format": "date-time" of a schema document with kDateTimeKeyword, and drops
+// "format": "uri" (1.6 UpdateFirmware and GetDiagnostics): valijson does not check that format,
+// yet reads the member as a string before looking at the format name, and throws when it is
+// not one ("location": [1, 2] would escape validation as an exception instead of a
+// TypeConstraintViolation).
+void swap_formats(nlohmann::json& node) {
   if (node.is_object()) {
     auto format = node.find("format");
     if (format != node.end() && *format == "date-time") {
       node.erase(format);
       node[kDateTimeKeyword] = true;
+    } else if (format != node.end() && *format == "uri") {
+      node.erase(format);
     }
   }
   if (node.is_structured())
-    for (auto& child : node) swap_date_time_format(child);
+    for (auto& child : node) swap_formats(child);
 }
 
 // valijson checks "multipleOf" with remainder(value, divisor) against machine epsilon, so
 // 16.0 is "not a multiple of 0.1" (the divisor has no exact binary form): every charging limit
 // in the smart-charging schemas would be refused. The schemas are compiled with that keyword
-// swapped for this check, which accepts a quotient within a relative 1e-9 of an integer.
+// swapped for is_multiple_of (rpc/fast_schema.hpp).
 constexpr const char* kMultipleOfKeyword = "x-ocppgw-multiple-of";
 
 class MultipleOfConstraint : public valijson::constraints::PolyConstraint {
@@ -108,10 +107,7 @@ class MultipleOfConstraint : public valijson::constraints::PolyConstraint {
       value = static_cast<double>(integer);
     else if (!target.maybeDouble() || !target.asDouble(value))
       return true;  // not a number: the "type" constraint reports that
-    const double quotient = value / divisor_;
-    if (std::isfinite(quotient) &&
-        std::fabs(quotient - std::round(quotient)) <= 1e-9 * std::max(1.0, std::fabs(quotient)))
-      return true;
+    if (is_multiple_of(value, divisor_)) return true;
     if (results)
       results->pushError(context, "Value should be a multiple of " + std::to_string(divisor_));
     return false;
@@ -165,7 +161,8 @@ std::string join_path(const std::vector<std::string>& context) {
 }  // namespace
 
 struct SchemaSet::Compiled {
-  valijson::Schema schema;
+  valijson::Schema schema;           // the reference: every verdict and violation
+  std::unique_ptr<FastSchema> fast;  // null when the schema uses what the fast path lacks
 };
 
 std::string ValidationOutcome::summary() const {
@@ -190,9 +187,10 @@ SchemaSet::SchemaSet(OcppVersion version,
     nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded())
       throw std::runtime_error("schema " + std::string(name) + " is not JSON");
-    swap_date_time_format(doc);
-    swap_multiple_of(doc);
     auto compiled = std::make_unique<Compiled>();
+    compiled->fast = FastSchema::compile(doc);
+    swap_formats(doc);
+    swap_multiple_of(doc);
     valijson::adapters::NlohmannJsonAdapter adapter(doc);
     parser.populateSchema(adapter, compiled->schema);
     schemas_.emplace(std::string(name), std::move(compiled));
@@ -203,7 +201,22 @@ SchemaSet::~SchemaSet() = default;
 
 bool SchemaSet::has(std::string_view name) const { return schemas_.find(name) != schemas_.end(); }
 
+bool SchemaSet::has_fast_path(std::string_view name) const {
+  auto it = schemas_.find(name);
+  return it != schemas_.end() && it->second->fast != nullptr;
+}
+
 ValidationOutcome SchemaSet::validate(std::string_view name, const nlohmann::json& instance) const {
+  auto it = schemas_.find(name);
+  // Most frames are valid: the fast path vouches for them; anything it cannot vouch for gets
+  // the reference validator's verdict and violations.
+  if (it != schemas_.end() && it->second->fast && it->second->fast->accepts(instance))
+    return ValidationOutcome{};
+  return validate_reference(name, instance);
+}
+
+ValidationOutcome SchemaSet::validate_reference(std::string_view name,
+                                                const nlohmann::json& instance) const {
   ValidationOutcome out;
   auto it = schemas_.find(name);
   if (it == schemas_.end()) {

@@ -1,6 +1,8 @@
 // rpc/schema_set.hpp: the official OCPP JSON schemas of one version, compiled once at
-// start-up (valijson) and shared read-only by every thread. Validation maps the first failing
-// constraint to the OCPP CALLERROR class it belongs to and lists every violation for the event.
+// start-up and shared read-only by every thread. valijson is the reference validator; a valid
+// frame is usually vouched for by the schema's FastSchema (rpc/fast_schema.hpp) instead, which
+// is never more lenient. Validation maps the first failing constraint to the OCPP CALLERROR
+// class it belongs to and lists every violation for the event.
 #pragma once
 
 #include <map>
@@ -40,6 +42,10 @@ class SchemaSet {
   bool has(std::string_view name) const;
   // REQUIRES: has(name).
   ValidationOutcome validate(std::string_view name, const nlohmann::json& instance) const;
+  // The same verdict from the reference validator alone, and whether `name` has a fast path:
+  // for the tests and the fuzz target that hold the two to the same answers.
+  ValidationOutcome validate_reference(std::string_view name, const nlohmann::json& instance) const;
+  bool has_fast_path(std::string_view name) const;
 
  private:
   struct Compiled;

@@ -59,6 +59,23 @@ TEST(RpcSchemaSet, EnumAndLengthAreProperyViolations) {
   EXPECT_EQ(l.violations.at(0).path, "/idTag");
 }
 
+// valijson reads a "format": "uri" member as a string before anything else and threw on an
+// array; the format is not checked, so the type violation is what the caller hears.
+TEST(RpcSchemaSet, ANonStringUriIsATypeViolationNotAnException) {
+  for (const json& location :
+       {json::array({1, 2}), json{{"a", 1}}, json(18446744073709551615ULL)}) {
+    const json payload = {{"location", location}, {"retrieveDate", "2025-01-01T00:00:00Z"}};
+    ValidationOutcome r;
+    ASSERT_NO_THROW(r = schemas().validate_reference("UpdateFirmware", payload)) << location;
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.code, RpcError::TypeConstraintViolation) << location;
+  }
+  EXPECT_TRUE(schemas()
+                  .validate("UpdateFirmware", {{"location", "ftp://example.com/fw.bin"},
+                                               {"retrieveDate", "2025-01-01T00:00:00Z"}})
+                  .ok);
+}
+
 TEST(RpcSchemaSet, AdditionalPropertyIsAFormationViolation) {
   const auto r = schemas().validate("Heartbeat", {{"extra", 1}});
   ASSERT_FALSE(r.ok);
