@@ -36,18 +36,32 @@ bool same_instant(const MeterValueGroup& g, const json& ts, std::optional<int64_
 }
 
 // Removes the member at `path` (slash-separated) and any object it leaves empty.
-void erase_path(json& object, std::string_view path) {
-  if (!object.is_object()) return;
-  const size_t slash = path.find('/');
-  const std::string key(path.substr(0, slash));
-  auto it = object.find(key);
-  if (it == object.end()) return;
-  if (slash == std::string_view::npos) {
-    object.erase(it);
-    return;
+// The members of `object` that `paths` (slash paths relative to it) do not name; an object left
+// empty by that is dropped, as is an empty object a path reaches into. Copies only what is
+// kept, so a mapped meterValue array is never copied just to be erased.
+json without_paths(const json& object, const std::vector<std::string_view>& paths) {
+  json out = json::object();
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& key = it.key();
+    bool whole = false;
+    std::vector<std::string_view> nested;
+    for (std::string_view p : paths) {
+      if (p == key) {
+        whole = true;
+        break;
+      }
+      if (p.size() > key.size() && p.starts_with(key) && p[key.size()] == '/')
+        nested.push_back(p.substr(key.size() + 1));
+    }
+    if (whole) continue;
+    if (nested.empty() || !it->is_object()) {
+      out[key] = *it;
+      continue;
+    }
+    json rest = without_paths(*it, nested);
+    if (!rest.empty()) out[key] = std::move(rest);
   }
-  erase_path(*it, path.substr(slash + 1));
-  if (it->is_object() && it->empty()) object.erase(it);
+  return out;
 }
 
 }  // namespace
@@ -108,8 +122,7 @@ void keep_unmapped(const CallContext& ctx, analytics::Event& e, const json& payl
     e.extra["payload"] = payload;
     return;
   }
-  json rest = payload;
-  for (std::string_view path : mapped_paths) erase_path(rest, path);
+  json rest = without_paths(payload, std::vector<std::string_view>(mapped_paths));
   for (auto it = rest.begin(); it != rest.end(); ++it) e.extra[it.key()] = std::move(it.value());
 }
 
