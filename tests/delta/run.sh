@@ -10,10 +10,4 @@ source "$root/tests/integration/common.sh"
 ensure_venv "$root" tests/delta/requirements.txt || { echo "0 passed, 1 failed"; exit 1; }
 # Spark + Delta Lake for test_spark_reads_mirror.py (jars cached under ~/.cache/ocppgw/ivy).
 bash "$root/scripts/spark.sh" || { echo "0 passed, 1 failed"; exit 1; }
-log="$(mktemp)"
-cd "$root/tests/delta" && timeout 600 "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-count_pytest "$log" "$rc"
-rm -f "$log"
-echo "delta: $p passed, $f failed"
-[ "$f" -eq 0 ]
+run_pytest delta "$root/tests/delta" 600

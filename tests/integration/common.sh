@@ -34,3 +34,16 @@ count_runner() {
   f=${f:-0}
   if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 }
+
+# run_pytest NAME DIR SECONDS: runs `pytest -q` on DIR with $venv's Python for at most SECONDS,
+# shows its output, prints "NAME: N passed, M failed" and returns non-zero on any failure.
+run_pytest() {
+  local log rc
+  log="$(mktemp)"
+  (cd "$2" && timeout "$3" "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1) | tee "$log"
+  rc=${PIPESTATUS[0]}
+  count_pytest "$log" "$rc"
+  rm -f "$log"
+  echo "$1: $p passed, $f failed"
+  [ "$f" -eq 0 ]
+}

@@ -22,10 +22,4 @@ ensure_venv "$root" tests/delta/requirements.txt || fail_setup "pip install fail
 # pyspark + delta-spark, and the Delta and Kafka-source jars in the Ivy cache.
 bash "$root/scripts/spark.sh" kafka || fail_setup "scripts/spark.sh kafka failed"
 bash "$root/scripts/kafka.sh" fetch || fail_setup "scripts/kafka.sh fetch failed"
-log="$(mktemp)"
-cd "$root/tests/spark" && timeout 900 "$venv/bin/python" -m pytest -q -p no:cacheprovider . 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-count_pytest "$log" "$rc"
-rm -f "$log"
-echo "spark: $p passed, $f failed"
-[ "$f" -eq 0 ]
+run_pytest spark "$root/tests/spark" 900
