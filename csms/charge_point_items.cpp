@@ -28,12 +28,6 @@ constexpr std::string_view kDisplayMessage = "display_message";
 
 std::string text(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-std::optional<int64_t> opt_int(const json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
-}
-
 std::optional<std::string> opt_str(const json& object, const char* key) {
   auto it = object.find(key);
   if (it == object.end() || !it->is_string()) return std::nullopt;
@@ -98,7 +92,7 @@ void reserve_now201(ItemWriter& out, const json& request, const json& response) 
   const int64_t id = request.at("id");
   json item = reservation(out, id, request.at("expiryDateTime"),
                           request.at("idToken").at("idToken").get<std::string>());
-  if (auto evse = opt_int(request, "evseId")) item["evseId"] = *evse;
+  if (auto evse = rpc::int_member(request, "evseId")) item["evseId"] = *evse;
   if (auto type = opt_str(request, "connectorType")) item["connectorType"] = *type;
   out.put(kReservation, std::to_string(id), item);
 }
@@ -151,7 +145,7 @@ void get_local_list_version201(ItemWriter& out, const json&, const json& respons
 
 void put_profile(ItemWriter& out, int64_t connector, const json& profile,
                  const char* connector_key) {
-  const int64_t id = opt_int(profile, "chargingProfileId").value_or(profile.value("id", 0));
+  const int64_t id = rpc::int_member(profile, "chargingProfileId").value_or(profile.value("id", 0));
   out.put(kChargingProfile, std::to_string(id),
           {{"id", id},
            {connector_key, connector},
@@ -172,15 +166,17 @@ void set_charging_profile201(ItemWriter& out, const json& request, const json& r
 
 void clear_charging_profile16(ItemWriter& out, const json& request, const json& response) {
   if (!accepted(response)) return;
-  out.clear_profiles(opt_int(request, "id"), opt_int(request, "connectorId"),
-                     opt_str(request, "chargingProfilePurpose"), opt_int(request, "stackLevel"));
+  out.clear_profiles(rpc::int_member(request, "id"), rpc::int_member(request, "connectorId"),
+                     opt_str(request, "chargingProfilePurpose"),
+                     rpc::int_member(request, "stackLevel"));
 }
 
 void clear_charging_profile201(ItemWriter& out, const json& request, const json& response) {
   if (!accepted(response)) return;
   const json criteria = request.value("chargingProfileCriteria", json::object());
-  out.clear_profiles(opt_int(request, "chargingProfileId"), opt_int(criteria, "evseId"),
-                     opt_str(criteria, "chargingProfilePurpose"), opt_int(criteria, "stackLevel"));
+  out.clear_profiles(
+      rpc::int_member(request, "chargingProfileId"), rpc::int_member(criteria, "evseId"),
+      opt_str(criteria, "chargingProfilePurpose"), rpc::int_member(criteria, "stackLevel"));
 }
 
 // ---- 2.0.1 ----

@@ -1,7 +1,6 @@
 // ocpp16/fields.cpp
 #include "ocpp16/fields.hpp"
 
-#include <cmath>
 #include <string>
 
 #include "rpc/mapper_util.hpp"
