@@ -79,6 +79,11 @@ struct Batch {
   std::map<ConnectorKey, std::optional<int64_t>> connectors;
   std::set<std::string> charge_points;
   std::set<std::pair<std::string, std::string>> days;  // (charge_point_id, stats_day)
+  // Rows SQLite reports inserted into each Silver output (sqlite3_changes of each insert),
+  // added to table_counts once per batch; see analytics/migrations/0002.
+  struct {
+    int64_t silver = 0, duplicates = 0, quarantine = 0;
+  } inserted;
   std::vector<int64_t> lags;
   std::map<std::string, SkewStat> skew;
   int64_t validated_clock = INT64_MIN;

@@ -105,8 +105,8 @@ Status add_totals(storage::Db& db, const Batch& b, const BatchReport& r) {
   return s;
 }
 
-// The raw counter is kept by the pipeline and the other three by triggers, so a lost or doubled
-// write on either side shows up here.
+// The raw counter is kept by the pipeline and the other three from what SQLite reports it wrote
+// (pipeline_state.hpp), so a lost or doubled write on either side shows up here.
 Status check_conservation(storage::Db& db, const Batch& b, BatchReport& r) {
   int64_t raw_total = read_state(db, "raw_total") + r.raw;
   Status s = write_state(db, "raw_total", raw_total);

@@ -101,6 +101,8 @@ BatchReport Pipeline::run_batch(std::vector<Item>& items, Source source,
     if (!s.ok()) break;
     s = silver.write(b, item);
   }
+  if (s.ok())
+    s = add_inserted_rows(*db_, b.inserted.silver, b.inserted.duplicates, b.inserted.quarantine);
   if (s.ok()) {
     if (b.validated_clock > data_clock_ms_) data_clock_ms_ = b.validated_clock;
     s = write_state(*db_, "data_clock_ms", data_clock_ms_);

@@ -1,6 +1,8 @@
 // analytics/pipeline_state.cpp: reads and writes of pipeline_state and table_counts.
 #include "analytics/pipeline_state.hpp"
 
+#include <utility>
+
 namespace ocppgw::analytics {
 
 using storage::Statement;
@@ -39,6 +41,21 @@ ConservationCounts read_counts(storage::Db& db) {
   }
   st.reset();
   return c;
+}
+
+Status add_inserted_rows(storage::Db& db, int64_t silver, int64_t duplicates,
+                         int64_t quarantine) {
+  Status s;
+  for (auto [name, n] : {std::pair<std::string_view, int64_t>{"silver", silver},
+                         {"duplicates", duplicates},
+                         {"quarantine", quarantine}}) {
+    if (n == 0 || !s.ok()) continue;
+    s = db.cached("UPDATE table_counts SET value = value + ?2 WHERE name = ?1")
+            .bind(1, name)
+            .bind(2, n)
+            .run();
+  }
+  return s;
 }
 
 }  // namespace ocppgw::analytics

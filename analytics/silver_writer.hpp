@@ -1,5 +1,5 @@
 // analytics/silver_writer.hpp: step 1 of a batch, one item at a time: Silver, the duplicate
-// audit or quarantine, with the event_ids registry that makes technical dedup a single seek.
+// audit or quarantine, with the event_ids registry that makes technical dedup a single seek (claiming the id).
 // The rules it applies (pipeline.hpp has the full statement):
 //   - an item that failed validation is quarantined under its reason;
 //   - an event_id seen before is a TECHNICAL duplicate (the first copy wins);
@@ -38,7 +38,8 @@ class SilverWriter {
   };
 
   void note_validated(Batch& b, const Event& e);
-  bool seen_before(const std::string& event_id);
+  // Registers event_id as Silver's; false when it was already registered (or *s failed).
+  bool claim_id(const std::string& event_id, storage::Status* s);
   bool key_in_conflict(const std::string& business_key);
   std::optional<StoredWinner> find_winner(const std::string& business_key, storage::Status* s);
 
@@ -46,7 +47,8 @@ class SilverWriter {
                              const std::optional<std::string>& tx,
                              const std::optional<std::string>& business_key,
                              std::optional<double> meter);
-  storage::Status insert_silver(Batch& b, const Event& e, const std::string& business_key);
+  storage::Status insert_silver(Batch& b, const Event& e, const std::string& business_key,
+                                bool* inserted = nullptr);
   storage::Status delete_silver(int64_t silver_id);
 
   storage::Status join_conflict(Batch& b, Item& item, const std::string& business_key);

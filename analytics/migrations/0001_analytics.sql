@@ -12,8 +12,10 @@ CREATE TABLE pipeline_state (
   value INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- Row counts of the three Silver outputs, maintained by triggers (not by pipeline code), so the
--- conservation check compares the pipeline's raw counter with what the tables really hold.
+-- Row counts of the three Silver outputs, maintained from what SQLite reports it wrote (not by
+-- the routing's own counters), so the conservation check compares the pipeline's raw counter
+-- with what the tables really hold. Inserts are counted per batch since 0002; deletes and
+-- REPLAYED updates by the triggers below.
 CREATE TABLE table_counts (
   name  TEXT PRIMARY KEY,
   value INTEGER NOT NULL

@@ -90,6 +90,24 @@ TEST(StorageDb, CachedReportsPrepareErrors) {
   EXPECT_NE(st.status().message().find("missing_table"), std::string::npos);
 }
 
+
+// SQLite allocates through storage's counting allocator: the total follows a page cache as it
+// fills and falls back when the connection closes.
+TEST(StorageDb, SqliteMemoryUsedFollowsThePageCache) {
+  testing::TempDir dir;
+  auto db = open_db(dir.file("m.db"));
+  ASSERT_TRUE(db->exec("PRAGMA cache_size=-8192; CREATE TABLE t(x TEXT)").ok());
+  const int64_t before = sqlite_memory_used();
+  EXPECT_GT(before, 0);
+  ASSERT_TRUE(db->exec("BEGIN").ok());
+  for (int i = 0; i < 2000; ++i)
+    ASSERT_TRUE(db->cached("INSERT INTO t VALUES(?1)").bind(1, std::string(1000, 'x')).run().ok());
+  ASSERT_TRUE(db->exec("COMMIT").ok());
+  const int64_t filled = sqlite_memory_used();
+  EXPECT_GT(filled, before + 2'000'000);  // ~2 MB of rows held in the page cache
+  db.reset();
+  EXPECT_LT(sqlite_memory_used(), filled - 2'000'000);
+}
 TEST(StorageEventLog, ReadsAfterSeqInOrder) {
   testing::TempDir dir;
   Status s;
