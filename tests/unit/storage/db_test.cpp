@@ -90,7 +90,6 @@ TEST(StorageDb, CachedReportsPrepareErrors) {
   EXPECT_NE(st.status().message().find("missing_table"), std::string::npos);
 }
 
-
 // SQLite allocates through storage's counting allocator: the total follows a page cache as it
 // fills and falls back when the connection closes.
 TEST(StorageDb, SqliteMemoryUsedFollowsThePageCache) {
