@@ -43,8 +43,7 @@ ConservationCounts read_counts(storage::Db& db) {
   return c;
 }
 
-Status add_inserted_rows(storage::Db& db, int64_t silver, int64_t duplicates,
-                         int64_t quarantine) {
+Status add_inserted_rows(storage::Db& db, int64_t silver, int64_t duplicates, int64_t quarantine) {
   Status s;
   for (auto [name, n] : {std::pair<std::string_view, int64_t>{"silver", silver},
                          {"duplicates", duplicates},

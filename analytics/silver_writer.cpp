@@ -43,23 +43,23 @@ Status insert_quarantine(storage::Db& db, Batch& b, const std::optional<std::str
                          const std::optional<std::string>& kafka_key) {
   Statement& insert =
       db.cached(
-          "INSERT INTO quarantine_events(event_id, charge_point_id, transaction_id, "
-          "business_key, meter_wh, reason, violations, detail, raw_payload, kafka_key, source, "
-          "status, quarantined_at, batch_id) "
-          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'NEW', ?12, ?13)")
-      .bind(1, event_id)
-      .bind(2, cp)
-      .bind(3, tx)
-      .bind(4, business_key)
-      .bind(5, meter)
-      .bind(6, v.reason)
-      .bind(7, json(v.violations).dump())
-      .bind(8, v.detail)
-      .bind(9, raw)
-      .bind(10, kafka_key)
-      .bind(11, b.source_name)
-      .bind(12, util::now_ms())
-      .bind(13, b.batch_id);
+            "INSERT INTO quarantine_events(event_id, charge_point_id, transaction_id, "
+            "business_key, meter_wh, reason, violations, detail, raw_payload, kafka_key, source, "
+            "status, quarantined_at, batch_id) "
+            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'NEW', ?12, ?13)")
+          .bind(1, event_id)
+          .bind(2, cp)
+          .bind(3, tx)
+          .bind(4, business_key)
+          .bind(5, meter)
+          .bind(6, v.reason)
+          .bind(7, json(v.violations).dump())
+          .bind(8, v.detail)
+          .bind(9, raw)
+          .bind(10, kafka_key)
+          .bind(11, b.source_name)
+          .bind(12, util::now_ms())
+          .bind(13, b.batch_id);
   return run_counted_insert(db, insert, b.inserted.quarantine);
 }
 
@@ -68,20 +68,20 @@ Status insert_audit(storage::Db& db, Batch& b, const Event& e, std::string_view 
                     std::string_view payload) {
   Statement& insert =
       db.cached(
-          "INSERT INTO duplicate_events_audit(event_id, duplicate_type, winner_event_id, "
-          "business_key, charge_point_id, event_type, event_ts, ingest_ts, payload, source, "
-          "batch_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-      .bind(1, e.event_id)
-      .bind(2, type)
-      .bind(3, winner)
-      .bind(4, business_key)
-      .bind(5, e.charge_point_id)
-      .bind(6, to_string(e.event_type))
-      .bind(7, e.event_ts_ms)
-      .bind(8, e.ingest_ts_ms)
-      .bind(9, payload)
-      .bind(10, b.source_name)
-      .bind(11, b.batch_id);
+            "INSERT INTO duplicate_events_audit(event_id, duplicate_type, winner_event_id, "
+            "business_key, charge_point_id, event_type, event_ts, ingest_ts, payload, source, "
+            "batch_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+          .bind(1, e.event_id)
+          .bind(2, type)
+          .bind(3, winner)
+          .bind(4, business_key)
+          .bind(5, e.charge_point_id)
+          .bind(6, to_string(e.event_type))
+          .bind(7, e.event_ts_ms)
+          .bind(8, e.ingest_ts_ms)
+          .bind(9, payload)
+          .bind(10, b.source_name)
+          .bind(11, b.batch_id);
   return run_counted_insert(db, insert, b.inserted.duplicates);
 }
 
@@ -171,7 +171,7 @@ bool SilverWriter::key_in_conflict(const std::string& business_key) {
 std::optional<SilverWriter::StoredWinner> SilverWriter::find_winner(const std::string& business_key,
                                                                     Status* s) {
   static const std::string sql = std::string("SELECT silver_id, ") + kSilverColumns +
-                                ", source FROM silver_events WHERE business_key = ?1";
+                                 ", source FROM silver_events WHERE business_key = ?1";
   Statement& find = db_.cached(sql);
   find.bind(1, business_key);
   if (!find.step()) {
@@ -194,8 +194,8 @@ Status SilverWriter::quarantine(Batch& b, Item& item, const Verdict& v,
   ++r.quarantined;
   ++r.quarantined_by_reason[v.reason];
   item.outcome = "quarantine:" + v.reason;
-  return insert_quarantine(db_, b, item.event_id, item.charge_point_id, tx, business_key, meter,
-                           v, item.raw_text(), item.kafka_key);
+  return insert_quarantine(db_, b, item.event_id, item.charge_point_id, tx, business_key, meter, v,
+                           item.raw_text(), item.kafka_key);
 }
 
 // With `inserted`, a taken business key is not an error: nothing is written and *inserted is

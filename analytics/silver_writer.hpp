@@ -1,6 +1,6 @@
 // analytics/silver_writer.hpp: step 1 of a batch, one item at a time: Silver, the duplicate
-// audit or quarantine, with the event_ids registry that makes technical dedup a single seek (claiming the id).
-// The rules it applies (pipeline.hpp has the full statement):
+// audit or quarantine, with the event_ids registry that makes technical dedup a single seek
+// (claiming the id). The rules it applies (pipeline.hpp has the full statement):
 //   - an item that failed validation is quarantined under its reason;
 //   - an event_id seen before is a TECHNICAL duplicate (the first copy wins);
 //   - a business key in conflict (an unresolved CONFLICT row) quarantines every further event;
