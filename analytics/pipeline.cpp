@@ -44,7 +44,13 @@ std::unique_ptr<Pipeline> Pipeline::open(const PipelineOptions& options, Status*
     if (status) *status = Status::error("analytics store " + options.path + ": " + s.message());
     return nullptr;
   }
+  auto checkpointer = storage::Checkpointer::attach(*db, oo, {}, &s);
+  if (!checkpointer) {
+    if (status) *status = Status::error("analytics store " + options.path + ": " + s.message());
+    return nullptr;
+  }
   std::unique_ptr<Pipeline> p(new Pipeline(std::move(db), options));
+  p->checkpointer_ = std::move(checkpointer);
   p->data_clock_ms_ = read_state(*p->db_, "data_clock_ms");
   if (status) *status = Status();
   return p;

@@ -23,7 +23,8 @@
 //      came in.
 //   3. Data quality (dq_metrics.hpp): a dq_batches row, rolling totals, lag histogram, clock
 //      skew per charge point; then the conservation law raw = silver + duplicates + live
-//      quarantine (row counts kept by triggers, compared with the pipeline's raw counter). A
+//      quarantine (row counts from what SQLite reports it wrote, compared with the pipeline's
+//      raw counter). A
 //      violation records a dq_alerts row, bumps conservation_violations and logs an error.
 // reconcile.hpp checks that Gold is a pure function of Silver; pipeline_state.hpp holds the
 // counters that commit with each batch.
@@ -48,6 +49,7 @@
 #include "analytics/gold_rules.hpp"
 #include "analytics/reconcile.hpp"
 #include "analytics/silver_rules.hpp"
+#include "storage/checkpointer.hpp"
 #include "storage/db.hpp"
 
 namespace ocppgw::analytics {
@@ -116,6 +118,8 @@ class Pipeline {
   void add_expired_keys(Batch& b);
 
   std::unique_ptr<storage::Db> db_;
+  // WAL checkpoints on their own thread (storage/checkpointer.hpp); destroyed before db_.
+  std::unique_ptr<storage::Checkpointer> checkpointer_;
   PipelineOptions options_;
   int64_t data_clock_ms_ = 0;
   // Each session's fold over its Silver events as of the last committed batch (see

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/load.sh [throughput|connections|connections-tls|storm|baselines|delta|nodes|all]: load benchmarks of the real
+# bench/load.sh [throughput|connections|connections-tls|storm|baselines|delta|nodes|targets|all]: load benchmarks of the real
 # gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
@@ -16,6 +16,11 @@
 #   delta        the throughput workload with the Delta mirror off and then running every 10 s
 #                (DELTA_INTERVAL), in one run, alternating twice: sustained CALLs/s of each, the
 #                ratio, and the mirror's cycles during the runs
+#   targets      every row of the performance table (BENCHMARKS.md, "Performance, second step") in
+#                one run, each beside its target: dispatch_bench, analytics_bench
+#                (ANALYTICS_EVENTS), sustained CALLs/s with Kafka off and on, the same workload on
+#                npm ocpp-rpc, p99 with one CALL in flight per charge point paced at PACED_RATE
+#                on ocpp-rpc and on ocppgw, RSS per idle ws and wss connection (TARGET_CONNS)
 #   nodes        where one process cannot hold enough sockets (open-file limit): NODES_CONNS idle
 #                charge points over NODES gateway processes on this machine (each its own data
 #                dir, port and --node-index, as a multi-node deployment), RSS per connection
@@ -25,7 +30,8 @@
 # (throughput with a local KRaft broker started by scripts/kafka.sh),
 # INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2),
 # NODES_CONNS (100000), NODES_CONNECT_RATE (2000/s in all), NODES_STORM (50000; 0: skip),
-# PER_NODE (19000).
+# PER_NODE (19000), ANALYTICS_EVENTS (10000000), PACED_RATE (5000), TARGET_CONNS (19500),
+# BENCH_DIR (build/bench).
 # The per-process open-file limit caps connection counts (hard limit here: see `ulimit -Hn`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -403,6 +409,88 @@ bench_delta() {
   say "mirror every ${interval}s / off: $(jq -n "$on_sum / $off_sum * 100 | floor / 100") (means $((on_sum / 2)) vs $((off_sum / 2)) CALLs/s)"
 }
 
+# run_gateway_max LABEL REPORT [gateway args]: one gateway, one unpaced load run; says the rate.
+run_gateway_max() {
+  local label="$1" r="$2"
+  shift 2
+  start_gateway "$@"
+  load_run "$PORT" "$r"
+  say "$label: $(fig "$r" '.run.sustained_calls_per_s | floor') CALLs/s (p50 $(fig "$r" '.run.steady_latency.p50_us')us, p99 $(fig "$r" '.run.steady_latency.p99_us')us, errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
+}
+
+# Every row of the performance table in one run. The paced runs keep one CALL in flight per
+# charge point, so latency is the server's answer time, not queueing behind the client's window.
+bench_targets() {
+  local bench_dir="${BENCH_DIR:-$root/build/bench}" events="${ANALYTICS_EVENTS:-10000000}"
+  local paced="${PACED_RATE:-5000}" conns="${TARGET_CONNS:-19500}"
+  say "== targets: every row of the performance table, one run (load average at the start: $(cut -d' ' -f1-3 /proc/loadavg))"
+  "$bench_dir/dispatch_bench" 20000 >"$work/dispatch.txt"
+  local mv te
+  mv="$(sed -n 's/^dispatch 1\.6 MeterValues (4 values) *\([0-9.]*\) us\/frame.*/\1/p' "$work/dispatch.txt")"
+  te="$(sed -n 's/^dispatch 2\.0\.1 TransactionEvent Updated *\([0-9.]*\) us\/frame.*/\1/p' "$work/dispatch.txt")"
+  say "dispatch_bench, one thread: 1.6 MeterValues (4 values) ${mv} us, 2.0.1 TransactionEvent ${te} us"
+  "$bench_dir/analytics_bench" --events "$events" --db "$work/analytics_bench.db" >"$work/analytics.txt"
+  rm -f "$work"/analytics_bench.db*
+  local analytics
+  analytics="$(sed -n 's/^replay: .*: \([0-9]*\) events\/s$/\1/p' "$work/analytics.txt")"
+  say "analytics_bench: $(grep '^replay:' "$work/analytics.txt"); $(grep '^totals:' "$work/analytics.txt")"
+
+  run_gateway_max "ocppgw, Kafka off" "$work/t-off.json"
+  stop_gateway
+  KAFKA_DIR="$work/kafka"
+  bash "$root/scripts/kafka.sh" start "$KAFKA_DIR" >"$work/kafka.log" 2>&1 ||
+    { say "kafka broker did not start (see $work/kafka.log)"; return 1; }
+  run_gateway_max "ocppgw, Kafka on (local KRaft broker)" "$work/t-kafka.json" \
+    --kafka-brokers "127.0.0.1:$(cat "$KAFKA_DIR/port")"
+  KAFKA=1 health_summary
+  stop_gateway
+  bash "$root/scripts/kafka.sh" stop "$KAFKA_DIR" >/dev/null 2>&1 || true
+  KAFKA_DIR=""
+
+  bash "$root/bench/baselines/install.sh" >"$work/baselines-install.log" 2>&1
+  local bport=$((PORT + 1))
+  node "$root/bench/baselines/ocpp_rpc_csms.js" "$bport" 2>"$work/node.err" &
+  BASE_PID=$!
+  wait_port "$bport"
+  load_run "$bport" "$work/t-rpc.json"
+  INFLIGHT=1 load_run "$bport" "$work/p-rpc.json" --rate "$paced"
+  kill -TERM "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true; BASE_PID=""
+  start_gateway
+  INFLIGHT=1 load_run "$PORT" "$work/p-gw.json" --rate "$paced"
+  stop_gateway
+  for f in t-rpc p-rpc p-gw; do
+    say "$(printf '%-6s' "$f"): $(fig "$work/$f.json" '.run.sustained_calls_per_s | floor') CALLs/s, p50 $(fig "$work/$f.json" '.run.steady_latency.p50_us')us, p99 $(fig "$work/$f.json" '.run.steady_latency.p99_us')us, errors $(fig "$work/$f.json" '.run.call_errors')"
+  done
+
+  conn_run "$conns" ws
+  local ws_per=$CONN_PER ws_held
+  ws_held="$(fig "$work/conn-ws-$conns.json" '.run.max_connected')"
+  conn_run "$conns" wss
+  local wss_per=$CONN_PER
+
+  local off kafka rpc p99_rpc p99_gw
+  off="$(fig "$work/t-off.json" '.run.sustained_calls_per_s | floor')"
+  kafka="$(fig "$work/t-kafka.json" '.run.sustained_calls_per_s | floor')"
+  rpc="$(fig "$work/t-rpc.json" '.run.sustained_calls_per_s | floor')"
+  p99_rpc="$(fig "$work/p-rpc.json" '.run.steady_latency.p99_us')"
+  p99_gw="$(fig "$work/p-gw.json" '.run.steady_latency.p99_us')"
+  met() { if [ "$(jq -n "$1")" = true ]; then echo yes; else echo no; fi; }
+  say ""
+  say "| what | measured | target | met |"
+  say "|---|---|---|---|"
+  say "| dispatch_bench 1.6 MeterValues (4 values), one thread | $mv us | <= 5 us | $(met "$mv <= 5") |"
+  say "| dispatch_bench 2.0.1 TransactionEvent, one thread | $te us | <= 8 us | $(met "$te <= 8") |"
+  say "| sustained CALLs/s, ack-after-durable, analytics on, Kafka off | $off | >= 40,000 | $(met "$off >= 40000") |"
+  say "| the same with Kafka on (local broker) | $kafka | >= 35,000 | $(met "$kafka >= 35000") |"
+  say "| ratio to ocpp-rpc ($rpc CALLs/s), same workload, same run | $(jq -n "$off / $rpc * 100 | floor / 100")x | >= 1.0x | $(met "$off >= $rpc") |"
+  say "| analytics events/s (analytics_bench, $events events) | $analytics | >= 80,000 | $(met "$analytics >= 80000") |"
+  say "| p99, one CALL in flight per charge point, paced at $paced/s | ${p99_gw} us (ocpp-rpc ${p99_rpc} us) | <= ocpp-rpc's | $(met "$p99_gw <= $p99_rpc") |"
+  say "| RSS per idle ws connection ($ws_held held, one process) | $ws_per bytes | <= 6 KB | $(met "$ws_per <= 6144") |"
+  say "| RSS per idle wss connection | $wss_per bytes | <= 20 KB | $(met "$wss_per <= 20480") |"
+  say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  put targets "{\"dispatch_meter_values_us\": $mv, \"dispatch_transaction_event_us\": $te, \"calls_per_s_kafka_off\": $off, \"calls_per_s_kafka_on\": $kafka, \"ocpp_rpc_calls_per_s\": $rpc, \"analytics_events_per_s\": $analytics, \"paced_rate\": $paced, \"p99_us_ocppgw\": $p99_gw, \"p99_us_ocpp_rpc\": $p99_rpc, \"bytes_per_ws_connection\": $ws_per, \"bytes_per_wss_connection\": $wss_per}"
+}
+
 what="${1:-all}"
 say "# bench/load.sh $what at $stamp"
 machine
@@ -414,7 +502,8 @@ case "$what" in
   baselines) bench_baselines ;;
   nodes) bench_nodes ;;
   delta) bench_delta ;;
+  targets) bench_targets ;;
   all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
-  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|delta|nodes|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|delta|nodes|targets|all]" >&2; exit 2 ;;
 esac
 say "results: $txt $json"

@@ -1,0 +1,80 @@
+// storage/checkpointer.cpp
+#include "storage/checkpointer.hpp"
+
+#include <sqlite3.h>
+
+#include <spdlog/spdlog.h>
+
+namespace ocppgw::storage {
+
+std::unique_ptr<Checkpointer> Checkpointer::attach(Db& writer, const OpenOptions& options,
+                                                   CheckpointerOptions checkpoints,
+                                                   Status* status) {
+  OpenOptions own_options = options;
+  own_options.read_only = false;  // a checkpoint writes the database file
+  auto own = Db::open(writer.path(), own_options, status);
+  if (!own) return nullptr;
+  std::unique_ptr<Checkpointer> c(new Checkpointer(writer, std::move(own), checkpoints));
+  // Replaces SQLite's automatic checkpoint, which is itself a WAL hook.
+  sqlite3_wal_hook(writer.handle(), &Checkpointer::on_commit, c.get());
+  return c;
+}
+
+Checkpointer::Checkpointer(Db& writer, std::unique_ptr<Db> own, CheckpointerOptions options)
+    : writer_(writer), own_(std::move(own)), options_(options), thread_([this] { run(); }) {}
+
+Checkpointer::~Checkpointer() {
+  sqlite3_wal_hook(writer_.handle(), nullptr, nullptr);
+  // Closing the writer's connection later checkpoints what is left (SQLite does that when the
+  // last connection to a WAL database closes), so nothing is lost by stopping here.
+  sqlite3_wal_autocheckpoint(writer_.handle(), 1000);  // SQLite's default again
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+CheckpointerStats Checkpointer::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal_pages) {
+  auto* c = static_cast<Checkpointer*>(self);
+  if (wal_pages >= c->options_.inline_pages) {
+    // The thread cannot keep up (or a reader pins old frames): the writer pays, as SQLite's
+    // own automatic checkpoint would, so the WAL does not grow without bound.
+    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    std::lock_guard lock(c->mutex_);
+    ++c->stats_.inline_checkpoints;
+    return SQLITE_OK;
+  }
+  if (wal_pages >= c->options_.start_pages) {
+    {
+      std::lock_guard lock(c->mutex_);
+      c->requested_ = true;
+    }
+    c->wake_.notify_one();
+  }
+  return SQLITE_OK;
+}
+
+void Checkpointer::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return requested_ || stopping_; });
+    if (stopping_) return;
+    requested_ = false;
+    lock.unlock();
+    int rc = sqlite3_wal_checkpoint_v2(own_->handle(), "main", SQLITE_CHECKPOINT_PASSIVE, nullptr,
+                                       nullptr);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+      spdlog::warn("checkpoint of {} failed: {}", own_->path(), sqlite3_errmsg(own_->handle()));
+    lock.lock();
+    ++stats_.checkpoints;
+  }
+}
+
+}  // namespace ocppgw::storage

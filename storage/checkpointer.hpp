@@ -1,0 +1,62 @@
+// storage/checkpointer.hpp: runs a writer's WAL checkpoints on a thread of its own.
+// Why: SQLite's automatic checkpoint runs inside the COMMIT that crosses its threshold, on the
+// writer's thread, and copies every page the WAL holds into the database file and fsyncs it
+// (also with synchronous=NORMAL). For the analytics pipeline that was about a quarter of a
+// batch's time once its store held millions of rows (`bench/analytics_bench`, perf). Here the
+// writer's commit only looks at the WAL's size; a second connection on its own thread copies
+// the pages back (a PASSIVE checkpoint: it never blocks the writer or readers). Should the
+// thread fall far behind, the writer checkpoints inline again, so the WAL stays bounded.
+// Threading: attach() on the writer's thread before it writes; the hook runs on the writer's
+// thread at each commit; the checkpointer's connection is used only by its own thread.
+// Destroy the Checkpointer before the writer's Db.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "storage/db.hpp"
+
+namespace ocppgw::storage {
+
+struct CheckpointerOptions {
+  int start_pages = 4096;    // WAL pages (4 KiB each) that wake the thread: ~16 MiB
+  int inline_pages = 65536;  // the writer checkpoints itself beyond this: ~256 MiB
+};
+
+struct CheckpointerStats {
+  int64_t checkpoints = 0;         // run on the thread
+  int64_t inline_checkpoints = 0;  // run by the writer because the thread fell behind
+};
+
+class Checkpointer {
+ public:
+  // Opens a second connection to writer's file (same synchronous setting) and hooks the
+  // writer's commits; nullptr with *status set when the connection does not open.
+  static std::unique_ptr<Checkpointer> attach(Db& writer, const OpenOptions& options,
+                                              CheckpointerOptions checkpoints, Status* status);
+  ~Checkpointer();  // unhooks the writer, runs no further checkpoint, joins the thread
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  CheckpointerStats stats() const;
+
+ private:
+  Checkpointer(Db& writer, std::unique_ptr<Db> own, CheckpointerOptions options);
+  static int on_commit(void* self, sqlite3* db, const char* schema, int wal_pages);
+  void run();
+
+  Db& writer_;
+  std::unique_ptr<Db> own_;
+  const CheckpointerOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool requested_ = false;
+  bool stopping_ = false;
+  CheckpointerStats stats_;
+  std::thread thread_;
+};
+
+}  // namespace ocppgw::storage
