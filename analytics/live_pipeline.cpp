@@ -211,13 +211,14 @@ void LivePipeline::run() {
 
 bool LivePipeline::process(const std::vector<Offer>& offers) {
   if (!event_log_) {
-    std::vector<Event> batch;
-    for (const Offer& o : offers) batch.insert(batch.end(), o.events->begin(), o.events->end());
+    std::vector<const Event*> batch;
+    for (const Offer& o : offers)
+      for (const Event& e : *o.events) batch.push_back(&e);
     return ingest(batch, 0);
   }
   // Offers that continue one another form one batch; a gap before an offer is read from the
   // log first. `pos`: the last log seq ingested or in `batch`.
-  std::vector<Event> batch;
+  std::vector<const Event*> batch;
   int64_t pos = pipeline_->event_log_seq();
   auto flush_batch = [&] {
     if (batch.empty()) return true;
@@ -235,8 +236,7 @@ bool LivePipeline::process(const std::vector<Offer>& offers) {
     // if the log's rows were not contiguous; skip the part already covered.
     const auto skip = std::min(static_cast<size_t>(std::max<int64_t>(0, pos + 1 - o.first_seq)),
                                o.events->size());
-    batch.insert(batch.end(), o.events->begin() + static_cast<std::ptrdiff_t>(skip),
-                 o.events->end());
+    for (size_t i = skip; i < o.events->size(); ++i) batch.push_back(&(*o.events)[i]);
     pos = o.last_seq;
   }
   return flush_batch();
@@ -266,12 +266,12 @@ bool LivePipeline::catch_up(int64_t up_to) {
   return true;
 }
 
-bool LivePipeline::ingest(std::span<const Event> events, int64_t last_seq) {
+bool LivePipeline::ingest(std::span<const Event* const> events, int64_t last_seq) {
   return record(pipeline_->ingest(events, Source::Live, last_seq), events.size(), false, events);
 }
 
 bool LivePipeline::record(const BatchReport& r, size_t events, bool from_log,
-                          std::span<const Event> batch) {
+                          std::span<const Event* const> batch) {
   const bool ok = count(r, events, from_log);
   if (ok && options_.on_batch) options_.on_batch(batch, r);
   return ok;

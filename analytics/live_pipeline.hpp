@@ -89,7 +89,7 @@ class LivePipeline {
     // (empty when they were read back from the event log, report.source EventLog, or for a
     // sweep, Maintenance) and its report. The gateway's live stream learns here what the read
     // API now answers differently. Must be cheap and must not call into this pipeline.
-    std::function<void(std::span<const Event> events, const BatchReport& report)> on_batch;
+    std::function<void(std::span<const Event* const> events, const BatchReport& report)> on_batch;
   };
 
   static std::unique_ptr<LivePipeline> start(const Options& options, storage::Status* status);
@@ -130,10 +130,11 @@ class LivePipeline {
   bool process(const std::vector<Offer>& offers);
   // Reads the event log past the watermark up to `up_to` (inclusive) into the pipeline.
   bool catch_up(int64_t up_to);
-  bool ingest(std::span<const Event> events, int64_t last_seq);
+  // `events` point into the offers being processed: a batch copies no event.
+  bool ingest(std::span<const Event* const> events, int64_t last_seq);
   // Counts the batch and tells options_.on_batch about it (`batch`: its events, when known).
   bool record(const BatchReport& r, size_t events, bool from_log = false,
-              std::span<const Event> batch = {});
+              std::span<const Event* const> batch = {});
   bool count(const BatchReport& r, size_t events, bool from_log);
   // Runs the queued with_pipeline() tasks (worker thread; REQUIRES: mu_ not held).
   void run_tasks();

@@ -61,9 +61,17 @@ ConservationCounts Pipeline::counts() { return read_counts(*db_); }
 int64_t Pipeline::event_log_seq() { return read_state(*db_, "event_log_seq"); }
 
 BatchReport Pipeline::ingest(std::span<const Event> events, Source source, int64_t event_log_seq) {
+  std::vector<const Event*> refs;
+  refs.reserve(events.size());
+  for (const Event& e : events) refs.push_back(&e);
+  return ingest(std::span<const Event* const>(refs), source, event_log_seq);
+}
+
+BatchReport Pipeline::ingest(std::span<const Event* const> events, Source source,
+                             int64_t event_log_seq) {
   std::vector<Item> items;
   items.reserve(events.size());
-  for (const Event& e : events) items.push_back(item_from_event(e, options_.silver));
+  for (const Event* e : events) items.push_back(item_from_event(*e, options_.silver));
   return run_batch(items, source, nullptr, event_log_seq);
 }
 

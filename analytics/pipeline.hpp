@@ -80,6 +80,9 @@ class Pipeline {
   // with the batch (same transaction) as the watermark event_log_seq() returns.
   BatchReport ingest(std::span<const Event> events, Source source = Source::Live,
                      int64_t event_log_seq = 0);
+  // The same for events held elsewhere (the live pipeline's offers): none is copied to batch.
+  BatchReport ingest(std::span<const Event* const> events, Source source = Source::Live,
+                     int64_t event_log_seq = 0);
   // Replay of JSON text (event-log rows, Kafka messages with their key, JSON-lines lines).
   BatchReport ingest_raw(std::span<const RawInput> inputs, Source source,
                          int64_t event_log_seq = 0);

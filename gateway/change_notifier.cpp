@@ -3,7 +3,7 @@
 
 namespace ocppgw::gateway {
 
-void notify_batch(web::ChangeFeed& feed, std::span<const analytics::Event> events,
+void notify_batch(web::ChangeFeed& feed, std::span<const analytics::Event* const> events,
                   const analytics::BatchReport& report) {
   using analytics::EventType;
   const bool quality = report.quarantined > 0 || report.technical_duplicates > 0 ||
@@ -16,19 +16,19 @@ void notify_batch(web::ChangeFeed& feed, std::span<const analytics::Event> event
   web::ChangeFeed::Batch batch(feed);
   if (quality) batch.quality();
   if (unknown_ids) return batch.everything();
-  for (const auto& event : events) {
-    switch (event.event_type) {
+  for (const analytics::Event* event : events) {
+    switch (event->event_type) {
       case EventType::BootNotification:
       case EventType::Heartbeat:
       case EventType::StatusNotification:
       case EventType::Connection:
       case EventType::CsmsCall:
-        batch.charge_point(event.charge_point_id);
+        batch.charge_point(event->charge_point_id);
         break;
       case EventType::StartTransaction:
       case EventType::MeterValues:
       case EventType::StopTransaction:
-        batch.session(event.charge_point_id);
+        batch.session(event->charge_point_id);
         break;
       default:
         break;

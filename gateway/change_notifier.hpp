@@ -24,7 +24,7 @@
 
 namespace ocppgw::gateway {
 
-void notify_batch(web::ChangeFeed& feed, std::span<const analytics::Event> events,
+void notify_batch(web::ChangeFeed& feed, std::span<const analytics::Event* const> events,
                   const analytics::BatchReport& report);
 
 }  // namespace ocppgw::gateway

@@ -85,7 +85,7 @@ class AnalyticsComponent : public Component {
     options.pipeline.durable = false;
     options.worker_nice = 10;  // the ack path (I/O threads, sink) comes first under contention
     // Once a batch is in the store, the read API answers differently: the live stream says so.
-    options.on_batch = [feed = &app.change_feed()](std::span<const analytics::Event> events,
+    options.on_batch = [feed = &app.change_feed()](std::span<const analytics::Event* const> events,
                                                    const analytics::BatchReport& report) {
       notify_batch(*feed, events, report);
     };
