@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "util/logging.hpp"
+#include "util/thread_name.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::analytics {
@@ -22,7 +23,10 @@ DeltaMirrorWorker::DeltaMirrorWorker(DeltaMirrorOptions options, std::chrono::se
 DeltaMirrorWorker::~DeltaMirrorWorker() { stop(); }
 
 void DeltaMirrorWorker::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    util::name_this_thread("delta-mirror");
+    run();
+  });
 }
 
 void DeltaMirrorWorker::stop() {

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "storage/event_log.hpp"
+#include "util/thread_name.hpp"
 
 namespace ocppgw::analytics {
 
@@ -29,7 +30,10 @@ std::unique_ptr<LivePipeline> LivePipeline::start(const Options& options, storag
   }
   std::unique_ptr<LivePipeline> live(
       new LivePipeline(std::move(pipeline), std::move(event_log), options));
-  live->worker_ = std::thread([p = live.get()] { p->run(); });
+  live->worker_ = std::thread([p = live.get()] {
+    util::name_this_thread("analytics");
+    p->run();
+  });
   return live;
 }
 

@@ -16,6 +16,7 @@
 #include "csms/sqlite_csms_state.hpp"
 #include "storage/gateway_db.hpp"
 #include "util/metrics.hpp"
+#include "util/thread_name.hpp"
 
 namespace ocppgw::csms {
 namespace {
@@ -48,7 +49,10 @@ class SqliteEventSink final : public EventSink {
   SqliteEventSink(const SqliteSinkOptions& options, std::unique_ptr<storage::Db> db)
       : options_(options), db_(std::move(db)) {
     sink_metrics();  // listed on /metrics before the first commit
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      util::name_this_thread("event-sink");
+      run();
+    });
   }
   ~SqliteEventSink() override { stop(); }
 

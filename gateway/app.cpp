@@ -31,6 +31,7 @@
 #include "ocpp201/protocol.hpp"
 #include "rpc/frame_metrics.hpp"
 #include "util/logging.hpp"
+#include "util/thread_name.hpp"
 #include "web/live_stream.hpp"
 #include "web/metrics.hpp"
 #include "web/openapi.hpp"
@@ -240,7 +241,10 @@ Status App::start() {
   work_.emplace(ioc_.get_executor());
   live_stream_->start();
   const int n = io_threads(config_);
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this] {
+      util::name_this_thread("ocppgw-io");
+      ioc_.run();
+    });
 
   std::string subprotocols;
   for (auto v : config_.subprotocols)

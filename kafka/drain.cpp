@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "util/logging.hpp"
+#include "util/thread_name.hpp"
 
 namespace ocppgw::kafka {
 
@@ -68,7 +69,10 @@ Status Drain::start() {
   stopping_ = false;
   refresh_stats(true);
   publish_snapshot();
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    util::name_this_thread("kafka-drain");
+    run();
+  });
   return Status();
 }
 

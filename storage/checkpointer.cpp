@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "util/thread_name.hpp"
+
 namespace ocppgw::storage {
 
 std::unique_ptr<Checkpointer> Checkpointer::attach(Db& writer, const OpenOptions& options,
@@ -62,6 +64,7 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal
 }
 
 void Checkpointer::run() {
+  util::name_this_thread("wal-checkpoint");
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] { return requested_ || stopping_; });
