@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "csms/sqlite_csms_state.hpp"
+#include "storage/checkpointer.hpp"
 #include "storage/gateway_db.hpp"
 #include "util/metrics.hpp"
 #include "util/thread_name.hpp"
@@ -46,8 +47,9 @@ const SinkMetrics& sink_metrics() {
 
 class SqliteEventSink final : public EventSink {
  public:
-  SqliteEventSink(const SqliteSinkOptions& options, std::unique_ptr<storage::Db> db)
-      : options_(options), db_(std::move(db)) {
+  SqliteEventSink(const SqliteSinkOptions& options, std::unique_ptr<storage::Db> db,
+                  std::unique_ptr<storage::Checkpointer> checkpointer)
+      : options_(options), db_(std::move(db)), checkpointer_(std::move(checkpointer)) {
     sink_metrics();  // listed on /metrics before the first commit
     thread_ = std::thread([this] {
       util::name_this_thread("event-sink");
@@ -116,6 +118,11 @@ class SqliteEventSink final : public EventSink {
 
   const SqliteSinkOptions options_;
   std::unique_ptr<storage::Db> db_;
+  // The WAL's checkpoints run on a thread of their own: inline, SQLite's automatic checkpoint
+  // made every ~2,000th commit copy 4 MiB and fsync the database file while the frames of
+  // that batch and of the next waited for their acks (the p99 of paced load; BENCHMARKS.md).
+  // Declared after db_ so that it is destroyed first.
+  std::unique_ptr<storage::Checkpointer> checkpointer_;
 
   std::mutex mu_;  // guards queue_, first_queued_, stopping_, listeners_
   std::condition_variable cv_;
@@ -288,9 +295,15 @@ std::unique_ptr<EventSink> make_sqlite_event_sink(const SqliteSinkOptions& optio
   if (status) *status = s;
   if (!db) return nullptr;
   if (options.on_open) options.on_open(*db);
+  auto checkpointer = storage::Checkpointer::attach(*db, open_options, {}, &s);
+  if (!checkpointer) {
+    if (status)
+      *status = storage::Status::error("event log " + options.db_path + ": " + s.message());
+    return nullptr;
+  }
   SqliteSinkOptions copy = options;
   if (copy.max_batch_entries == 0) copy.max_batch_entries = 1;
-  return std::make_unique<SqliteEventSink>(copy, std::move(db));
+  return std::make_unique<SqliteEventSink>(copy, std::move(db), std::move(checkpointer));
 }
 
 }  // namespace ocppgw::csms
