@@ -274,7 +274,10 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
     return;
   }
   std::string text = beast::buffers_to_string(buffer_.data());
-  buffer_.consume(buffer_.size());
+  // Released, not kept at the largest frame's size: most connections idle between frames, and
+  // the next read allocates only what it needs (BENCHMARKS.md, "Memory per connection").
+  buffer_.clear();
+  buffer_.shrink_to_fit();
   frame_read_at_ = now;
   if (draining_) return;  // closing: unanswered, so the charge point will send it again
   if (text.size() >= kOffloadBytes && services_.bulk) return dispatch_offloaded(std::move(text));
@@ -363,7 +366,8 @@ void WsSession::submit(std::string raw, int64_t received_ms, std::vector<analyti
                        std::unique_ptr<rpc::WriteSet> writes, std::string reply,
                        std::optional<rpc::CertificateRequest> certificate_to_sign) {
   const uint64_t seq = inflight_base_ + inflight_.size();
-  inflight_.push_back({false, std::move(reply), frame_read_at_, std::move(certificate_to_sign)});
+  inflight_.emplace_back(
+      Inflight{false, std::move(reply), frame_read_at_, std::move(certificate_to_sign)});
   csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;
   entry.raw_frame = std::move(raw);
@@ -383,7 +387,7 @@ void WsSession::on_durable(uint64_t seq, bool committed) {
       log::error("commit_failed", charge_point_id_,
                  {{"remote", remote_address_}, {"action", "closing without reply"}});
       end_reason_ = "event log commit failed";
-      write_queue_.erase(write_queue_.begin() + (writing_ ? 1 : 0), write_queue_.end());
+      write_queue_.erase_from(write_queue_.begin() + (writing_ ? 1 : 0));
       queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
       inflight_.clear();
       close(websocket::close_code::internal_error, "event log unavailable");
@@ -419,7 +423,7 @@ void WsSession::flush_replies() {
 void WsSession::send(std::string text) {
   if (closing_ || finished_) return;
   queued_bytes_ += text.size();
-  write_queue_.push_back(std::move(text));
+  write_queue_.emplace_back(std::move(text));
   if (queued_bytes_ > services_.config.limits.max_outbound_bytes) return close_for_overflow();
   if (!writing_) do_write();
 }
@@ -433,7 +437,7 @@ void WsSession::close_for_overflow() {
              {"queued_bytes", std::to_string(queued_bytes_)},
              {"max_outbound_bytes", std::to_string(services_.config.limits.max_outbound_bytes)}});
   // The frame being written keeps its buffer until its handler runs.
-  write_queue_.erase(write_queue_.begin() + (writing_ ? 1 : 0), write_queue_.end());
+  write_queue_.erase_from(write_queue_.begin() + (writing_ ? 1 : 0));
   queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
   inflight_.clear();
   finish("outbound queue over max_outbound_bytes (the charge point does not read)");
@@ -489,7 +493,7 @@ void WsSession::call(CallRequest request, CallCallback callback) {
       refused.error_description =
           std::to_string(self->call_queue_.size()) + " calls already wait for this charge point";
     } else {
-      self->call_queue_.push_back({std::move(request), std::move(callback)});
+      self->call_queue_.emplace_back(QueuedCall{std::move(request), std::move(callback)});
       self->send_next_call();
       return;
     }
@@ -501,8 +505,7 @@ void WsSession::send_next_call() {
   if (pending_.size() > 0 || call_queue_.empty()) return;
   if (draining_ || finished_) {
     // Never sent: they end as the connection did.
-    auto queue = std::move(call_queue_);
-    call_queue_.clear();
+    auto queue = call_queue_.take();
     for (auto& q : queue) {
       CallOutcome out;
       out.kind = CallOutcome::Kind::Disconnected;

@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +27,7 @@
 #include "gateway/tls_stream.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/frame_metrics.hpp"
+#include "util/idle_queue.hpp"
 
 namespace ocppgw::gateway {
 
@@ -118,10 +118,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   boost::beast::flat_buffer buffer_;
   std::chrono::steady_clock::time_point frame_read_at_;  // when the last whole frame was read
   bool reading_ = false;
-  bool offloaded_ = false;         // a frame is being dispatched on the bulk pool
-  std::deque<Inflight> inflight_;  // front has sequence number inflight_base_
+  bool offloaded_ = false;              // a frame is being dispatched on the bulk pool
+  util::IdleQueue<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
-  std::deque<std::string> write_queue_;
+  util::IdleQueue<std::string> write_queue_;
   bool writing_ = false;
 
   // Token buckets for the per-connection message and byte rates (the byte bucket may go
@@ -143,7 +143,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   size_t queued_bytes_ = 0;  // in write_queue_
 
   PendingCalls pending_;
-  std::deque<QueuedCall> call_queue_;  // waiting for the outstanding call to end
+  util::IdleQueue<QueuedCall> call_queue_;  // waiting for the outstanding call to end
 
   bool accepted_ = false;
   bool draining_ = false;  // close requested: read no more, close once replies are out
