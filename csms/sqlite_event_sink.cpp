@@ -119,9 +119,9 @@ class SqliteEventSink final : public EventSink {
   const SqliteSinkOptions options_;
   std::unique_ptr<storage::Db> db_;
   // The WAL's checkpoints run on a thread of their own: inline, SQLite's automatic checkpoint
-  // made every ~2,000th commit copy 4 MiB and fsync the database file while the frames of
-  // that batch and of the next waited for their acks (the p99 of paced load; BENCHMARKS.md).
-  // Declared after db_ so that it is destroyed first.
+  // ran inside each commit that took the WAL past 1,000 pages, copied them into the database
+  // file and fsynced it while the frames of that batch and of the next waited for their acks
+  // (the p99 of paced load; BENCHMARKS.md). Declared after db_ so that it is destroyed first.
   std::unique_ptr<storage::Checkpointer> checkpointer_;
 
   std::mutex mu_;  // guards queue_, first_queued_, stopping_, listeners_
