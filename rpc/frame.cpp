@@ -201,7 +201,14 @@ std::string serialize_call(std::string_view message_id, std::string_view action,
 }
 
 std::string serialize_call_result(std::string_view message_id, const json& payload) {
-  return json::array({3, message_id, payload}).dump();
+  // Written around the payload's own dump: json::array({3, id, payload}) deep-copied the
+  // payload into a new tree first (every reply of the ack path; 7 allocations for "{}").
+  std::string out = "[3,";
+  out += json(message_id).dump();
+  out += ',';
+  out += payload.dump();
+  out += ']';
+  return out;
 }
 
 std::string serialize_call_error(std::string_view message_id, RpcError code, OcppVersion version,

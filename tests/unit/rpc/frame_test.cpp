@@ -188,6 +188,12 @@ TEST(RpcFrame, SerialisationRoundTrips) {
   EXPECT_EQ(error.frame->error_details, (json{{"path", "/idTag"}}));
 }
 
+TEST(RpcFrame, CallResultTextIsCompactAndEscapesTheId) {
+  EXPECT_EQ(serialize_call_result("1", json::object()), R"([3,"1",{}])");
+  EXPECT_EQ(serialize_call_result("a\"b\\c\n", {{"status", "Accepted"}, {"n", 2}}),
+            R"([3,"a\"b\\c\n",{"n":2,"status":"Accepted"}])");
+}
+
 TEST(RpcFrame, CallErrorDefaultsToEmptyDetailsObject) {
   EXPECT_EQ(serialize_call_error("1", RpcError::NotImplemented, OcppVersion::v16, "x"),
             R"([4,"1","NotImplemented","x",{}])");
