@@ -241,7 +241,8 @@ Status App::start() {
   work_.emplace(ioc_.get_executor());
   live_stream_->start();
   const int n = io_threads(config_);
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] {
+  for (int i = 0; i < n; ++i)
+    threads_.emplace_back([this] {
       util::name_this_thread("ocppgw-io");
       ioc_.run();
     });
