@@ -18,9 +18,9 @@
 #include <boost/beast/core/buffered_read_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
+
+#include "gateway/tls_socket.hpp"
 
 namespace boost::beast {
 // websocket::stream shuts its next layer down through teardown()/async_teardown(), found by
@@ -41,7 +41,7 @@ void async_teardown(role_type role, buffered_read_stream<Next, Buffer>& stream, 
 namespace ocppgw::gateway {
 
 using PlainStream = boost::beast::tcp_stream;
-using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+using TlsStream = TlsSocket;  // why not asio::ssl::stream: tls_socket.hpp
 
 // Calls f with the alternative `v` holds. A branch, not std::visit's table and its
 // bad_variant_access path: these variants are never valueless.
