@@ -216,18 +216,11 @@ error_code TlsSocket::received(State* s, error_code ec) {
   }
   if (ec) return ec;
   s->inbox.push_back(static_cast<char>(s->byte));
-  // The byte said the socket is readable: take what the kernel holds now (FIONREAD sizes it),
+  // The byte said the socket is readable: take what the kernel holds now, up to a full record,
   // so one wake-up serves a whole record in the common case.
-  auto& socket = s->tcp.socket();
-  error_code ignored;
-  const size_t available = socket.available(ignored);
-  if (available > 0) {
-    const size_t old = s->inbox.size();
-    s->inbox.resize(old + available);
-    const ssize_t got =
-        ::recv(socket.native_handle(), s->inbox.data() + old, available, MSG_DONTWAIT);
-    s->inbox.resize(old + static_cast<size_t>(std::max<ssize_t>(got, 0)));
-  }
+  char chunk[kMaxRecordPlaintext + 512];
+  const ssize_t got = ::recv(s->tcp.socket().native_handle(), chunk, sizeof chunk, MSG_DONTWAIT);
+  if (got > 0) s->inbox.append(chunk, static_cast<size_t>(got));
   return {};
 }
 
