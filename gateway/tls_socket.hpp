@@ -3,14 +3,14 @@
 //
 // Why not asio::ssl::stream: it gives every connection two 17 KiB buffers of its own and an
 // OpenSSL BIO pair with two more, for the connection's whole life: about 70 KB of an idle wss
-// connection's 85 KB (docs/BENCHMARKS.md: "memory per idle connection"), and a charge point's
-// connection is idle almost all the time. Here OpenSSL reads and writes through a BIO over two
-// strings that hold bytes only while they pass (with SSL_MODE_RELEASE_BUFFERS, set on the
+// connection's 85 KB (BENCHMARKS.md: "a TLS stream that holds no buffer while idle"), and a charge
+// point's connection is idle almost all the time. Here OpenSSL reads and writes through a BIO over
+// two strings that hold bytes only while they pass (with SSL_MODE_RELEASE_BUFFERS, set on the
 // context in tls.cpp, OpenSSL's own record buffers go too), and a read waits for the socket with
 // a one-byte read into the object itself before it takes what the kernel holds.
 //
-// All socket I/O goes through the tcp_stream, so its expiry (expires_after) covers handshakes,
-// reads and writes as it did under asio::ssl::stream. Errors keep asio's conventions: OpenSSL
+// Every wait goes through the tcp_stream (only non-blocking recv/send bypass it), so its expiry
+// (expires_after) covers handshakes, reads and writes as it did under asio::ssl::stream. Errors keep asio's conventions: OpenSSL
 // errors in asio's SSL category, net::error::eof after the peer's close_notify,
 // net::ssl::error::stream_truncated when TCP ends without one.
 //
