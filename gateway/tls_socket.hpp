@@ -10,9 +10,9 @@
 // a one-byte read into the object itself before it takes what the kernel holds.
 //
 // Every wait goes through the tcp_stream (only non-blocking recv/send bypass it), so its expiry
-// (expires_after) covers handshakes, reads and writes as it did under asio::ssl::stream. Errors keep asio's conventions: OpenSSL
-// errors in asio's SSL category, net::error::eof after the peer's close_notify,
-// net::ssl::error::stream_truncated when TCP ends without one.
+// (expires_after) covers handshakes, reads and writes as it did under asio::ssl::stream. Errors
+// keep asio's conventions: OpenSSL errors in asio's SSL category, net::error::eof after the peer's
+// close_notify, net::ssl::error::stream_truncated when TCP ends without one.
 //
 // Threading: one operation of each kind (handshake, read, write) at a time, all on one strand,
 // as for any Asio stream. A read may run while a write is in progress; bytes OpenSSL produces
