@@ -1,6 +1,8 @@
 // rpc/frame.cpp
 #include "rpc/frame.hpp"
 
+#include "rpc/json_parse.hpp"
+
 namespace ocppgw::rpc {
 namespace {
 
@@ -110,8 +112,12 @@ ParseResult parse_frame(std::string_view text) {
   json doc;
   if (!has_nul) {
     try {
-      doc = nesting_within(text, kMaxNestingDepth) ? json::parse(text.begin(), text.end())
-                                                   : parse_shallow(text, too_deep);
+      if (!nesting_within(text, kMaxNestingDepth))
+        doc = parse_shallow(text, too_deep);
+      else if (auto fast = try_parse_json(text, kMaxNestingDepth))
+        doc = std::move(*fast);
+      else
+        doc = json::parse(text.begin(), text.end());  // the reference: its verdict, its error
     } catch (const json::out_of_range&) {
       out_of_range = true;  // a number beyond double range, such as 1e400
       doc = json(json::value_t::discarded);

@@ -1,0 +1,178 @@
+// tests/unit/rpc/json_parse_test.cpp: the simdjson road (try_parse_json) against the reference,
+// json::parse. Wherever the fast road answers, its tree must be json::parse's to the number type
+// and the bit; wherever json::parse refuses, the fast road must not answer. The frames the gateway
+// sees every second must take the fast road (else the benchmark figures would be the reference's).
+#include "rpc/json_parse.hpp"
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rpc/frame.hpp"
+
+namespace ocppgw::rpc {
+namespace {
+
+using nlohmann::json;
+
+// Same tree, same types, doubles equal to the bit (-0.0 is not 0.0 here).
+::testing::AssertionResult same_tree(const json& a, const json& b, const std::string& at = "$") {
+  if (a.type() != b.type())
+    return ::testing::AssertionFailure()
+           << at << ": type " << a.type_name() << " (" << static_cast<int>(a.type()) << ") vs "
+           << b.type_name() << " (" << static_cast<int>(b.type()) << ")";
+  if (a.is_object()) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << at << ": member count";
+    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt) {
+      if (it.key() != jt.key()) return ::testing::AssertionFailure() << at << ": keys differ";
+      if (auto r = same_tree(*it, *jt, at + "." + it.key()); !r) return r;
+    }
+    return ::testing::AssertionSuccess();
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << at << ": item count";
+    for (size_t i = 0; i < a.size(); ++i)
+      if (auto r = same_tree(a[i], b[i], at + "[" + std::to_string(i) + "]"); !r) return r;
+    return ::testing::AssertionSuccess();
+  }
+  if (a.is_number_float()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (std::memcmp(&x, &y, sizeof x) != 0)
+      return ::testing::AssertionFailure() << at << ": " << a.dump() << " vs " << b.dump();
+    return ::testing::AssertionSuccess();
+  }
+  if (a != b) return ::testing::AssertionFailure() << at << ": " << a.dump() << " vs " << b.dump();
+  return ::testing::AssertionSuccess();
+}
+
+// The contract for one text: fast answer => the reference accepts and builds the same tree.
+::testing::AssertionResult agrees(const std::string& text) {
+  const auto fast = try_parse_json(text, kMaxNestingDepth);
+  const json reference = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!fast) return ::testing::AssertionSuccess();
+  if (reference.is_discarded())
+    return ::testing::AssertionFailure() << "fast road accepted what json::parse refuses: " << text;
+  return same_tree(*fast, reference);
+}
+
+const std::vector<std::string> kHotFrames = {
+    R"([2,"h","Heartbeat",{}])",
+    R"([2,"m","MeterValues",{"connectorId":1,"transactionId":1,"meterValue":[{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1234.5","measurand":"Energy.Active.Import.Register","unit":"Wh","context":"Sample.Periodic"},{"value":"7200","measurand":"Power.Active.Import","unit":"W"}]}]}])",
+    R"([2,"u","TransactionEvent",{"eventType":"Updated","timestamp":"2025-06-15T15:00:00Z","triggerReason":"MeterValuePeriodic","seqNo":3,"transactionInfo":{"transactionId":"tx-1"},"evse":{"id":1,"connectorId":1},"meterValue":[{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":1234.5,"measurand":"Energy.Active.Import.Register","unitOfMeasure":{"unit":"Wh","multiplier":-3}},{"value":-0.0}]}]}])",
+    R"( [ 3 , "7" , { "status" : "Accepted" , "currentTime" : "2025-06-15T15:00:00.000Z" } ] )",
+    R"([4,"9","NotImplemented","no such action",{}])",
+};
+
+TEST(JsonParse, HotFramesTakeTheFastRoadAndMatchTheReference) {
+  for (const auto& text : kHotFrames) {
+    const auto fast = try_parse_json(text, kMaxNestingDepth);
+    ASSERT_TRUE(fast) << text;
+    EXPECT_TRUE(same_tree(*fast, json::parse(text))) << text;
+  }
+}
+
+TEST(JsonParse, NumberTypesAreTheReferences) {
+  // json::parse: unsigned for a plain integer, signed with a minus, double otherwise; beyond
+  // 64 bits a double. The fast road must give the same type or stand aside.
+  for (const char* text :
+       {"0", "1", "-1", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+        "18446744073709551616", "-9223372036854775808", "-9223372036854775809", "1.5", "-1.5",
+        "1e2", "1E-2", "0.1", "-0.0", "0.0", "1.7976931348623157e308", "5e-324", "1e400",
+        "-1e400", "2.2250738585072014e-308", "123456789012345678901234567890"}) {
+    EXPECT_TRUE(agrees(text)) << text;
+    EXPECT_TRUE(agrees(std::string("[") + text + "]")) << text;
+    EXPECT_TRUE(agrees(std::string("{\"v\":") + text + "}")) << text;
+  }
+  EXPECT_TRUE(try_parse_json("[1.5,-2,3]", 32));
+  EXPECT_TRUE(try_parse_json("[-0.0]", 32));
+  EXPECT_TRUE(try_parse_json("\"2025-06-15\"", 32));  // a date's "-0" is not a number
+}
+
+TEST(JsonParse, IntegerMinusZeroIsLeftToTheReference) {
+  // simdjson reads "-0" as the integer 0 and drops the sign that json::parse keeps in the type.
+  for (const char* text : {"-0", "[-0]", "{\"a\":-0}", "[1, -0 ]"})
+    EXPECT_FALSE(try_parse_json(text, 32)) << text;
+  EXPECT_TRUE(json::parse("-0").is_number_integer());
+  EXPECT_FALSE(json::parse("-0").is_number_unsigned());
+}
+
+TEST(JsonParse, StringsAndEscapes) {
+  for (const char* text :
+       {R"("plain")", R"("tab\tquote\"slash\/back\\")", R"("\u00e9\u4e2d")", R"("\ud83d\ude00")",
+        R"("\u0000")", R"("\ud800")", R"("\udc00")", R"("\ud800x")", R"("\ud800\u0041")",
+        "\"caf\xc3\xa9\"", "\"\xc3\"", "\"\xff\"", "\"\xed\xa0\x80\"", "\"a\x01\"", "\"a\nb\"",
+        R"("\x")", R"("\u12")", "\"unterminated"}) {
+    EXPECT_TRUE(agrees(text)) << text;
+  }
+}
+
+TEST(JsonParse, StructureLiteralsAndGarbage) {
+  for (const char* text :
+       {"", " ", "[]", "{}", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\"}", "{1:2}", "[1 2]", "true",
+        "false", "null", "tru", "nul", "[true,false,null]", "01", "+1", ".5", "1.", "1e", "NaN",
+        "Infinity", "[1]x", "[1] ", "\t[1]\r\n", "[1]\f", "{\"a\":1,\"a\":2}",
+        "{\"b\":1,\"a\":[{\"c\":{}}]}", "[[[[]]]]", "\"\"", "[\"\",{}]"}) {
+    EXPECT_TRUE(agrees(text)) << text;
+  }
+  // Duplicate keys: the last one wins in both.
+  const auto dup = try_parse_json(R"({"a":1,"a":2})", 32);
+  ASSERT_TRUE(dup);
+  EXPECT_EQ((*dup)["a"], 2);
+}
+
+TEST(JsonParse, DepthAndSizeBounds) {
+  const auto nested = [](int levels) {
+    return std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']');
+  };
+  EXPECT_TRUE(try_parse_json(nested(32), 32));
+  EXPECT_FALSE(try_parse_json(nested(33), 32));
+  std::string big = "[\"" + std::string(kMaxFastParseBytes, 'x') + "\"]";
+  EXPECT_FALSE(try_parse_json(big, 32));  // left to json::parse, which still reads it
+  EXPECT_TRUE(json::parse(big).is_array());
+}
+
+// Byte flips, cuts and splices of real frames: every variant must agree with the reference.
+TEST(JsonParse, MutatedFramesAgreeWithTheReference) {
+  std::mt19937 random(20261205);
+  const std::string alphabet = "{}[],:\"\\-0123456789.eE+tfnul \x01\xc3\xff";
+  size_t answered = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = kHotFrames[random() % kHotFrames.size()];
+    for (int edits = 1 + static_cast<int>(random() % 3); edits > 0; --edits) {
+      const size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 4);
+          break;
+        default:
+          text.insert(at, 1, alphabet[random() % alphabet.size()]);
+      }
+      if (text.empty()) text = "[";
+    }
+    ASSERT_TRUE(agrees(text)) << text;
+    answered += try_parse_json(text, kMaxNestingDepth) ? 1 : 0;
+  }
+  EXPECT_GT(answered, 1000u);  // the mutations leave plenty of valid JSON to compare
+}
+
+// parse_frame takes the fast road and falls back for the rest with the reference's verdict.
+TEST(JsonParse, ParseFrameGivesTheSameFramesEitherWay) {
+  const auto call = parse_frame(R"([2,"z","DataTransfer",{"vendorId":"x","data":"-0","n":-0}])");
+  ASSERT_TRUE(call.frame);  // "-0" went to json::parse
+  EXPECT_TRUE(call.frame->payload["n"].is_number_integer());
+  EXPECT_FALSE(call.frame->payload["n"].is_number_unsigned());
+  const auto big = parse_frame(R"([2,"b","DataTransfer",{"vendorId":"x","n":1e400}])");
+  ASSERT_FALSE(big.frame);
+  EXPECT_EQ(big.error.description, "frame is not valid JSON: a number is out of range");
+  EXPECT_EQ(big.message_id, "b");
+}
+
+}  // namespace
+}  // namespace ocppgw::rpc
