@@ -1,103 +1,210 @@
 // rpc/json_parse.cpp
 #include "rpc/json_parse.hpp"
 
-#include <cstring>
+#include <charconv>
 #include <string>
-#include <vector>
-
-#include <simdjson.h>
 
 namespace ocppgw::rpc {
 namespace {
 
 using nlohmann::json;
-namespace dom = simdjson::dom;
 
-// simdjson keeps "-0" as the integer 0 and loses the sign, where json::parse makes it a signed
-// integer (and "-0.0" a double in both). A "-0" that starts a number and is not followed by a
-// fraction or exponent is left to json::parse; inside strings this test is merely cautious.
-bool has_negative_zero_integer(std::string_view text) {
-  for (size_t at = text.find("-0"); at != std::string_view::npos; at = text.find("-0", at + 2)) {
-    const bool starts_number = at == 0 || !(text[at - 1] >= '0' && text[at - 1] <= '9');
-    const char next = at + 2 < text.size() ? text[at + 2] : '\0';
-    if (starts_number && next != '.' && next != 'e' && next != 'E') return true;
+// A recursive-descent reader over the text that gives up (returns false) at the first thing it
+// does not handle itself; try_parse_json then hands the whole text to json::parse.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+
+  bool document(json& out, size_t max_depth) {
+    skip_blanks();
+    if (!value(out, max_depth)) return false;
+    skip_blanks();
+    return at_ == end_;  // trailing text: json::parse names the error
   }
-  return false;
-}
 
-// Copies one simdjson element into `out`; false where the tree could differ from json::parse's.
-bool convert(dom::element element, json& out, size_t depth_left) {
-  switch (element.type()) {
-    case dom::element_type::ARRAY: {
-      if (depth_left == 0) return false;
-      out = json::array();
-      auto& items = out.get_ref<json::array_t&>();
-      // A copy, not a reference into the temporary simdjson_result (which a range-for over
-      // value_unsafe() would read after its end).
-      const dom::array array = element.get_array().value_unsafe();
-      items.reserve(array.size());
-      for (dom::element item : array)
-        if (!convert(item, items.emplace_back(), depth_left - 1)) return false;
-      return true;
-    }
-    case dom::element_type::OBJECT: {
-      if (depth_left == 0) return false;
-      out = json::object();
-      auto& members = out.get_ref<json::object_t&>();
-      const dom::object object = element.get_object().value_unsafe();  // a copy: see above
-      for (dom::key_value_pair member : object) {
-        // insert_or_assign: the last of duplicate keys wins, as in json::parse.
-        json& value = members.insert_or_assign(std::string(member.key), json()).first->second;
-        if (!convert(member.value, value, depth_left - 1)) return false;
+ private:
+  void skip_blanks() {
+    while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
+  }
+
+  bool consume(char c) {
+    if (at_ == end_ || *at_ != c) return false;
+    ++at_;
+    return true;
+  }
+
+  bool literal(std::string_view word) {
+    if (static_cast<size_t>(end_ - at_) < word.size() || std::string_view(at_, word.size()) != word)
+      return false;
+    at_ += word.size();
+    return true;
+  }
+
+  bool value(json& out, size_t depth_left) {
+    if (at_ == end_) return false;
+    switch (*at_) {
+      case '{':
+        return object(out, depth_left);
+      case '[':
+        return array(out, depth_left);
+      case '"': {
+        std::string s;
+        if (!string(s)) return false;
+        out = std::move(s);
+        return true;
       }
-      return true;
+      case 't':
+        out = true;
+        return literal("true");
+      case 'f':
+        out = false;
+        return literal("false");
+      case 'n':
+        out = nullptr;
+        return literal("null");
+      default:
+        return number(out);
     }
-    case dom::element_type::INT64: {
-      const int64_t value = element.get_int64().value_unsafe();
-      // json::parse: an integer without a minus sign is unsigned, one with it signed.
-      if (value >= 0)
-        out = static_cast<uint64_t>(value);
-      else
-        out = value;
-      return true;
-    }
-    case dom::element_type::UINT64:
-      out = element.get_uint64().value_unsafe();
-      return true;
-    case dom::element_type::DOUBLE:
-      out = element.get_double().value_unsafe();
-      return true;
-    case dom::element_type::STRING:
-      out = std::string(element.get_string().value_unsafe());
-      return true;
-    case dom::element_type::BOOL:
-      out = element.get_bool().value_unsafe();
-      return true;
-    case dom::element_type::NULL_VALUE:
-      out = nullptr;
-      return true;
   }
-  return false;
-}
+
+  bool object(json& out, size_t depth_left) {
+    if (depth_left == 0) return false;
+    ++at_;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_blanks();
+    if (consume('}')) return true;
+    for (;;) {
+      std::string key;
+      skip_blanks();
+      if (!string(key)) return false;
+      skip_blanks();
+      if (!consume(':')) return false;
+      skip_blanks();
+      // insert_or_assign: the last of duplicate keys wins, as in json::parse.
+      json& member = members.insert_or_assign(std::move(key), json()).first->second;
+      if (!value(member, depth_left - 1)) return false;
+      skip_blanks();
+      if (consume('}')) return true;
+      if (!consume(',')) return false;
+    }
+  }
+
+  bool array(json& out, size_t depth_left) {
+    if (depth_left == 0) return false;
+    ++at_;
+    out = json::array();
+    auto& items = out.get_ref<json::array_t&>();
+    skip_blanks();
+    if (consume(']')) return true;
+    for (;;) {
+      skip_blanks();
+      if (!value(items.emplace_back(), depth_left - 1)) return false;
+      skip_blanks();
+      if (consume(']')) return true;
+      if (!consume(',')) return false;
+    }
+  }
+
+  // Printable ASCII and the two-character escapes only. Bytes above 0x7F (UTF-8, whose
+  // validation rules json::parse owns) and \u escapes (surrogate pairs) are handed over, as are
+  // control characters, which JSON refuses.
+  bool string(std::string& out) {
+    if (!consume('"')) return false;
+    for (;;) {
+      const char* run = at_;
+      while (at_ != end_ && *at_ != '"' && *at_ != '\\' &&
+             static_cast<unsigned char>(*at_) >= 0x20 && static_cast<unsigned char>(*at_) < 0x80)
+        ++at_;
+      out.append(run, at_);
+      if (at_ == end_) return false;
+      if (*at_ == '"') {
+        ++at_;
+        return true;
+      }
+      if (*at_ != '\\' || end_ - at_ < 2) return false;
+      char escaped;
+      switch (at_[1]) {
+        case '"':
+        case '\\':
+        case '/':
+          escaped = at_[1];
+          break;
+        case 'b':
+          escaped = '\b';
+          break;
+        case 'f':
+          escaped = '\f';
+          break;
+        case 'n':
+          escaped = '\n';
+          break;
+        case 'r':
+          escaped = '\r';
+          break;
+        case 't':
+          escaped = '\t';
+          break;
+        default:
+          return false;
+      }
+      out += escaped;
+      at_ += 2;
+    }
+  }
+
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+  // JSON's number grammar, then json::parse's types: an integer without a minus is unsigned, one
+  // with it (even -0) signed, anything with a fraction or exponent a double. Integers beyond 64
+  // bits (json::parse makes them doubles) and doubles out of range are handed over.
+  bool number(json& out) {
+    const char* start = at_;
+    const bool negative = consume('-');
+    if (at_ == end_ || !is_digit(*at_)) return false;
+    if (*at_ == '0')
+      ++at_;
+    else
+      while (at_ != end_ && is_digit(*at_)) ++at_;
+    bool integral = true;
+    if (at_ != end_ && *at_ == '.') {
+      integral = false;
+      ++at_;
+      if (at_ == end_ || !is_digit(*at_)) return false;
+      while (at_ != end_ && is_digit(*at_)) ++at_;
+    }
+    if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+      integral = false;
+      ++at_;
+      if (at_ != end_ && (*at_ == '+' || *at_ == '-')) ++at_;
+      if (at_ == end_ || !is_digit(*at_)) return false;
+      while (at_ != end_ && is_digit(*at_)) ++at_;
+    }
+    if (integral && negative) {
+      int64_t v = 0;
+      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
+      out = v;
+    } else if (integral) {
+      uint64_t v = 0;
+      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
+      out = v;
+    } else {
+      double v = 0;
+      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
+      out = v;
+    }
+    return true;
+  }
+
+  const char* at_;
+  const char* end_;
+};
 
 }  // namespace
 
 std::optional<json> try_parse_json(std::string_view text, size_t max_depth) {
-  if (text.empty() || text.size() > kMaxFastParseBytes || has_negative_zero_integer(text))
-    return std::nullopt;
-  // One parser and one padded input buffer per thread, reused: simdjson reads up to
-  // SIMDJSON_PADDING bytes past the end, and letting it copy the input itself costs an
-  // allocation per frame.
-  thread_local dom::parser parser;
-  thread_local std::vector<char> padded;
-  if (padded.size() < text.size() + simdjson::SIMDJSON_PADDING)
-    padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
-  std::memcpy(padded.data(), text.data(), text.size());
-  std::memset(padded.data() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-  const auto parsed = parser.parse(padded.data(), text.size(), /*realloc_if_needed=*/false);
-  if (parsed.error()) return std::nullopt;
   json out;
-  if (!convert(parsed.value_unsafe(), out, max_depth)) return std::nullopt;
+  if (!Reader(text).document(out, max_depth)) return std::nullopt;
   return out;
 }
 

@@ -9,7 +9,7 @@ set -euo pipefail
 # Build and run: compiler, CMake, and the libraries of docs/architecture.md ("Dependencies").
 BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
-  libboost-dev libboost-system-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libsqlite3-dev sqlite3
+  libboost-dev libboost-system-dev libssl-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   librdkafka-dev libvalijson-dev libspdlog-dev libcli11-dev libtomlplusplus-dev
   python3 python3-pip  # scripts/arrow.sh fetches the pinned pyarrow wheel with pip
 )

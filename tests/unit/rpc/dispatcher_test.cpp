@@ -190,6 +190,23 @@ TEST_F(RpcDispatcher, EventIdsDifferWithinOneFrame) {
   EXPECT_NE(r.events[0].event_id, r.events[1].event_id);
 }
 
+// docs/event_contract.md: the id hashes the payload as serialised JSON, i.e. nlohmann's dump()
+// of the parsed payload (keys sorted, compact, its number format), whatever spacing, key order
+// or escapes the charge point sent. Pinned here because the dispatcher writes that text itself.
+TEST_F(RpcDispatcher, EventIdsHashThePayloadAsDumpWritesIt) {
+  const std::string payload =
+      R"({ "transactionId": 7, "connectorId" : 1, "meterValue": [ {"timestamp": "2025-06-15T15:00:00Z",
+      "sampledValue": [{"value": "1.5", "unit": "kWh", "measurand": "Energy.Active.Import.Register"},
+      {"value":"230","measurand":"Voltage","phase":"L1-N","context":"\u0053ample.Periodic"}]},
+      {"timestamp":"2025-06-15T15:01:00Z","sampledValue":[{"value":"1.75e0","unit":"kWh"}]}]})";
+  const auto r = send(R"([2,"ids",  "MeterValues", )" + payload + "]");
+  ASSERT_EQ(r.events.size(), 2u) << r.error;
+  const std::string dumped = json::parse(payload).dump();
+  for (size_t i = 0; i < r.events.size(); ++i)
+    EXPECT_EQ(r.events[i].event_id,
+              analytics::make_event_id("CP-9", "ids", "MeterValues", dumped, i));
+}
+
 TEST_F(RpcDispatcher, InvalidEventIdIsStableForAnExactResend) {
   EXPECT_EQ(send("{{{").events.at(0).event_id, send("{{{").events.at(0).event_id);
   EXPECT_NE(send("{{{").events.at(0).event_id, send("{{").events.at(0).event_id);
