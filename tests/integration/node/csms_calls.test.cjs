@@ -37,6 +37,10 @@ async function chargePoint(identity, version, answers) {
   }
   await cp.connect();
   assert.equal(cp.protocol, version);
+  // The client has the 101 before the gateway's accept handler has registered the session; a
+  // call in between is rightly 409. The Connection event is recorded right after registering.
+  assert.ok(await eventually(() => gw.events(identity).some((e) => e.event_type === 'Connection')),
+    `${identity}: no Connection event`);
   return cp;
 }
 
