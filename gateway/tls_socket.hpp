@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-#include <type_traits>
 
 #include <openssl/ssl.h>
 #include <boost/asio/compose.hpp>

@@ -6,7 +6,7 @@
 
 #include <future>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
