@@ -112,10 +112,12 @@ ParseResult parse_frame(std::string_view text) {
   json doc;
   if (!has_nul) {
     try {
-      if (!nesting_within(text, kMaxNestingDepth))
-        doc = parse_shallow(text, too_deep);
-      else if (auto fast = try_parse_json(text, kMaxNestingDepth))
+      // The reader bounds the depth itself and refuses any NUL, so the bracket scan is only
+      // needed for what it hands over.
+      if (auto fast = try_parse_json(text, kMaxNestingDepth))
         doc = std::move(*fast);
+      else if (!nesting_within(text, kMaxNestingDepth))
+        doc = parse_shallow(text, too_deep);
       else
         doc = json::parse(text.begin(), text.end());  // the reference: its verdict, its error
     } catch (const json::out_of_range&) {

@@ -180,6 +180,10 @@ TEST(JsonParse, DepthBoundAndLargeDocuments) {
            std::string(static_cast<size_t>(levels), ']');
   };
   EXPECT_TRUE(try_parse_json(nested(32), 32));
+  // A NUL never gets through, and the depth bound is what lets parse_frame scan brackets only for
+  // what is handed over.
+  EXPECT_FALSE(try_parse_json(std::string("[\"a\0b\"]", 7), 32));
+  EXPECT_FALSE(try_parse_json(std::string("[1]\0", 4), 32));
   EXPECT_FALSE(try_parse_json(nested(33), 32));
   const std::string big = "[\"" + std::string(1 << 20, 'x') + "\"]";
   EXPECT_TRUE(agrees(big));
