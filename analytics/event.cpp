@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
 #include "util/hex.hpp"
+#include "util/json_read.hpp"
 #include "util/json_text.hpp"
 #include "util/time.hpp"
 
@@ -236,6 +239,231 @@ std::optional<Event> from_json(const json& j, std::string* error) {
   if (auto it = j.find("extra"); it != j.end() && it->is_object()) e.extra = *it;
   return e;
 }
+
+// --- Reading an event's text straight into an Event (read_event_text) ---
+
+namespace {
+
+// The members of an event's JSON text, in the order to_json_string writes them (sorted), so that
+// a lookup usually hits the member after the last one.
+enum class Member : uint8_t {
+  charge_point_id,
+  connector_id,
+  connector_status,
+  current_a,
+  error_code,
+  event_id,
+  event_ts,
+  event_type,
+  evse_id,
+  extra,
+  flags,
+  gateway_node,
+  id_token_hash,
+  ingest_ts,
+  message_id,
+  meter_wh,
+  ocpp_action,
+  ocpp_version,
+  power_w,
+  schema_version,
+  seq_no,
+  soc_pct,
+  stop_reason,
+  transaction_id,
+  trigger_reason,
+  voltage_v,
+  unknown
+};
+constexpr std::array<std::string_view, 26> kMemberNames = {
+    "charge_point_id", "connector_id", "connector_status", "current_a",      "error_code",
+    "event_id",        "event_ts",     "event_type",       "evse_id",        "extra",
+    "flags",           "gateway_node", "id_token_hash",    "ingest_ts",      "message_id",
+    "meter_wh",        "ocpp_action",  "ocpp_version",     "power_w",        "schema_version",
+    "seq_no",          "soc_pct",      "stop_reason",      "transaction_id", "trigger_reason",
+    "voltage_v"};
+static_assert(kMemberNames.size() == static_cast<size_t>(Member::unknown));
+
+Member member_named(std::string_view key, size_t expected) {
+  if (expected < kMemberNames.size() && kMemberNames[expected] == key)
+    return static_cast<Member>(expected);
+  const auto* it = std::lower_bound(kMemberNames.begin(), kMemberNames.end(), key);
+  return it != kMemberNames.end() && *it == key ? static_cast<Member>(it - kMemberNames.begin())
+                                                : Member::unknown;
+}
+
+// Deeper extras than this go the reference road (json::parse has no bound of its own).
+constexpr size_t kMaxExtraDepth = 64;
+
+// One member value each, as from_json would read it from json::parse's tree; false: not certain
+// (a type from_json would convert, ignore or refuse), the caller gives the text to the tree.
+class EventTextReader {
+ public:
+  explicit EventTextReader(std::string_view text) : in_(text) {}
+
+  std::optional<Event> read() {
+    Event e;
+    std::string type, event_ts, ingest_ts;
+    uint32_t seen = 0;
+    in_.skip_blanks();
+    if (!in_.consume('{')) return std::nullopt;
+    in_.skip_blanks();
+    if (!in_.consume('}')) {
+      size_t expected = 0;
+      std::string key;
+      for (;;) {
+        key.clear();
+        in_.skip_blanks();
+        if (!in_.string(key)) return std::nullopt;
+        in_.skip_blanks();
+        if (!in_.consume(':')) return std::nullopt;
+        in_.skip_blanks();
+        const Member m = member_named(key, expected);
+        if (m != Member::unknown) {
+          const uint32_t bit = 1u << static_cast<unsigned>(m);
+          if (seen & bit) return std::nullopt;  // json::parse keeps the last: not worth it
+          seen |= bit;
+          expected = static_cast<size_t>(m) + 1;
+        }
+        if (!member(m, e, type, event_ts, ingest_ts)) return std::nullopt;
+        in_.skip_blanks();
+        if (in_.consume('}')) break;
+        if (!in_.consume(',')) return std::nullopt;
+      }
+    }
+    in_.skip_blanks();
+    if (!in_.at_end()) return std::nullopt;
+    // from_json's required members; it refuses the event without them.
+    for (Member m : {Member::event_id, Member::charge_point_id, Member::event_type,
+                     Member::event_ts, Member::ingest_ts})
+      if (!(seen & (1u << static_cast<unsigned>(m)))) return std::nullopt;
+    const auto t = parse_event_type(type);
+    const auto ets = util::parse_rfc3339_ms(event_ts);
+    const auto its = util::parse_rfc3339_ms(ingest_ts);
+    if (!t || !ets || !its) return std::nullopt;
+    e.event_type = *t;
+    e.event_ts_ms = *ets;
+    e.ingest_ts_ms = *its;
+    return e;
+  }
+
+ private:
+  bool member(Member m, Event& e, std::string& type, std::string& event_ts,
+              std::string& ingest_ts) {
+    switch (m) {
+      case Member::charge_point_id:
+        return in_.string(e.charge_point_id);
+      case Member::event_id:
+        return in_.string(e.event_id);
+      case Member::event_type:
+        return in_.string(type);
+      case Member::event_ts:
+        return in_.string(event_ts);
+      case Member::ingest_ts:
+        return in_.string(ingest_ts);
+      // from_json leaves these empty when they are not strings (null included): handed over.
+      case Member::ocpp_action:
+        return in_.string(e.ocpp_action);
+      case Member::ocpp_version:
+        return in_.string(e.ocpp_version);
+      case Member::gateway_node:
+        return in_.string(e.gateway_node);
+      case Member::connector_id:
+        return optional_integer(e.connector_id);
+      case Member::evse_id:
+        return optional_integer(e.evse_id);
+      case Member::seq_no:
+        return optional_integer(e.seq_no);
+      case Member::message_id:
+        return optional_string(e.message_id);
+      case Member::transaction_id:
+        return optional_string(e.transaction_id);
+      case Member::trigger_reason:
+        return optional_string(e.trigger_reason);
+      case Member::connector_status:
+        return optional_string(e.connector_status);
+      case Member::error_code:
+        return optional_string(e.error_code);
+      case Member::stop_reason:
+        return optional_string(e.stop_reason);
+      case Member::id_token_hash:
+        return optional_string(e.id_token_hash);
+      case Member::meter_wh:
+        return optional_double(e.meter_wh);
+      case Member::power_w:
+        return optional_double(e.power_w);
+      case Member::current_a:
+        return optional_double(e.current_a);
+      case Member::voltage_v:
+        return optional_double(e.voltage_v);
+      case Member::soc_pct:
+        return optional_double(e.soc_pct);
+      case Member::schema_version: {
+        // from_json takes an integer only (anything else keeps the default) and narrows it.
+        if (!in_.number(number_) || !number_.is_number_integer()) return false;
+        const auto v = number_.is_number_unsigned()
+                           ? static_cast<int64_t>(std::min<uint64_t>(
+                                 number_.get<uint64_t>(), std::numeric_limits<int64_t>::max()))
+                           : number_.get<int64_t>();
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+          return false;
+        e.schema_version = static_cast<int>(v);
+        return true;
+      }
+      case Member::flags:
+        return flags(e.flags);
+      case Member::extra:
+        // from_json keeps an object only.
+        return in_.next_is('{') && in_.value(e.extra, kMaxExtraDepth);
+      case Member::unknown:
+        return in_.value(ignored_, kMaxExtraDepth);  // from_json reads no other member
+    }
+    return false;
+  }
+
+  // null, or what get<T>() gives without converting: an integer within int64_t.
+  bool optional_integer(std::optional<int64_t>& out) {
+    if (in_.literal("null")) return true;
+    if (!in_.number(number_) || !number_.is_number_integer()) return false;
+    if (number_.is_number_unsigned() &&
+        number_.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return false;
+    out = number_.get<int64_t>();
+    return true;
+  }
+  // null, or any number, as get<double>() converts it.
+  bool optional_double(std::optional<double>& out) {
+    if (in_.literal("null")) return true;
+    if (!in_.number(number_)) return false;
+    out = number_.get<double>();
+    return true;
+  }
+  bool optional_string(std::optional<std::string>& out) {
+    if (in_.literal("null")) return true;
+    return in_.string(out.emplace());
+  }
+  // from_json skips items that are not strings: handed over.
+  bool flags(std::vector<std::string>& out) {
+    if (!in_.consume('[')) return false;
+    in_.skip_blanks();
+    if (in_.consume(']')) return true;
+    for (;;) {
+      in_.skip_blanks();
+      if (!in_.string(out.emplace_back())) return false;
+      in_.skip_blanks();
+      if (in_.consume(']')) return true;
+      if (!in_.consume(',')) return false;
+    }
+  }
+
+  util::JsonReader in_;
+  json number_;
+  json ignored_;
+};
+
+}  // namespace
+
+std::optional<Event> read_event_text(std::string_view text) { return EventTextReader(text).read(); }
 
 namespace {
 

@@ -109,6 +109,13 @@ std::string to_json_string(const Event& e);
 // Inverse of to_json. Returns nullopt (and sets *error) when a required field is missing or
 // has the wrong type; analytics quarantines such input rather than guessing.
 std::optional<Event> from_json(const nlohmann::json& j, std::string* error = nullptr);
+// from_json(json::parse(text)) read straight from the text, without the tree (analytics reads
+// every event back from the log while it catches up, and replays it from Kafka): the event, or
+// nullopt whenever that is not certain - text beyond util/json_read.hpp's plain JSON, a required
+// member missing, a member whose type from_json would convert, skip or refuse, a repeated
+// member, an unknown event_type, an unparsable timestamp. The caller then goes the tree's way,
+// which gives the verdict. tests/unit/analytics/event_json_test.cpp holds the two to that.
+std::optional<Event> read_event_text(std::string_view text);
 
 // Stable id: SHA-256 over charge point id, message id, action, the payload's bytes and the
 // index of the event within its frame, as 32 lowercase hex chars. An exact re-send gives the

@@ -1,19 +1,19 @@
 // fuzz/frame_fuzz.cpp: the OCPP-J frame parser on arbitrary text. It must never throw, and a
 // frame it accepts must come back the same through the serializer (what the gateway stores
-// and forwards is what the charge point sent). The fast JSON reader (rpc/json_parse.hpp) must
+// and forwards is what the charge point sent). The fast JSON reader (util/json_read.hpp) must
 // agree with json::parse wherever it answers: same tree, same number types.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "rpc/frame.hpp"
-#include "rpc/json_parse.hpp"
+#include "util/json_read.hpp"
 
 using namespace ocppgw::rpc;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (const auto fast = try_parse_json(text, kMaxNestingDepth)) {
+  if (const auto fast = ocppgw::util::try_parse_json(text, kMaxNestingDepth)) {
     const auto reference =
         nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     // dump() tells number types apart (1 vs 1.0) where operator== does not.

@@ -1,7 +1,7 @@
 // rpc/frame.cpp
 #include "rpc/frame.hpp"
 
-#include "rpc/json_parse.hpp"
+#include "util/json_read.hpp"
 
 namespace ocppgw::rpc {
 namespace {
@@ -114,7 +114,7 @@ ParseResult parse_frame(std::string_view text) {
     try {
       // The reader bounds the depth itself and refuses any NUL, so the bracket scan is only
       // needed for what it hands over.
-      if (auto fast = try_parse_json(text, kMaxNestingDepth))
+      if (auto fast = util::try_parse_json(text, kMaxNestingDepth))
         doc = std::move(*fast);
       else if (!nesting_within(text, kMaxNestingDepth))
         doc = parse_shallow(text, too_deep);

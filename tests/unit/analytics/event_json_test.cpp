@@ -3,7 +3,8 @@
 // (dump(-1, ' ', false, error_handler_t::replace)): every stored event already has that form.
 // Checked over generated fleets, hand-made edge cases (escapes, invalid UTF-8, awkward doubles,
 // extreme integers, odd extras) and thousands of random events; valid events must also survive
-// the trip back through from_json.
+// the trip back through from_json. The other way, read_event_text must read exactly what
+// from_json(json::parse(text)) reads wherever it answers, and answer for what the gateway writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "analytics/event.hpp"
+#include "tests/support/same_json.hpp"
 #include "tests/unit/analytics/fleet_generator.hpp"
 
 namespace ocppgw::analytics {
@@ -270,10 +272,11 @@ TEST(EventJson, ExtraAndFlagsMatchNlohmann) {
 // readings.
 class RandomEvents {
  public:
-  explicit RandomEvents(uint64_t seed) : rng_(seed) {}
+  // `ascii`: printable ASCII strings only (what the gateway's own events nearly always hold).
+  explicit RandomEvents(uint64_t seed, bool ascii = false) : rng_(seed), ascii_(ascii) {}
 
   Event next() {
-    any_bytes_ = chance(0.5);
+    any_bytes_ = !ascii_ && chance(0.5);
     Event e;
     e.event_id = text();
     e.charge_point_id = text();
@@ -313,7 +316,7 @@ class RandomEvents {
 
   std::string text() {
     std::string s;
-    const int64_t kind = pick(0, any_bytes_ ? 9 : 7);
+    const int64_t kind = ascii_ ? 0 : pick(0, any_bytes_ ? 9 : 7);
     for (int64_t n = pick(0, 24); n > 0; --n) {
       if (kind < 5) {
         s += static_cast<char>(pick(0x20, 0x7e));
@@ -413,6 +416,7 @@ class RandomEvents {
   }
 
   std::mt19937_64 rng_;
+  bool ascii_ = false;
   bool any_bytes_ = false;  // this event's strings may hold invalid UTF-8
 };
 
@@ -458,6 +462,167 @@ TEST(EventJson, RandomEventsMatchAndValidOnesRoundTrip) {
   // Both kinds must be well represented for the loop to prove anything.
   EXPECT_GT(round_tripped, kEvents / 4);
   EXPECT_GT(replaced, kEvents / 4);
+}
+
+// --- read_event_text: from_json(json::parse(text)) without the tree, or nullopt ---
+
+std::optional<Event> by_tree(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return std::nullopt;
+  return from_json(j);
+}
+
+// Event's operator== compares extra with json's == (1 == 1.0) and doubles by value (0.0 ==
+// -0.0); here both must be the same to the type and the bit.
+::testing::AssertionResult same_event(const Event& a, const Event& b) {
+  if (auto r = ocppgw::testing::same_tree(a.extra, b.extra); !r) return r;
+  const std::optional<double> Event::*doubles[] = {
+      &Event::meter_wh, &Event::power_w, &Event::current_a, &Event::voltage_v, &Event::soc_pct};
+  for (auto d : doubles)
+    if ((a.*d).has_value() && (b.*d).has_value() &&
+        std::memcmp(&*(a.*d), &*(b.*d), sizeof(double)) != 0)
+      return ::testing::AssertionFailure() << "a double differs in its bits";
+  if (!(a == b))
+    return ::testing::AssertionFailure() << to_json_string(a) << "\n vs " << to_json_string(b);
+  return ::testing::AssertionSuccess();
+}
+
+// The contract for one text: an answer is the tree's answer.
+::testing::AssertionResult reads_as_tree(const std::string& text, bool* answered = nullptr) {
+  const std::optional<Event> fast = read_event_text(text);
+  if (answered) *answered = fast.has_value();
+  if (!fast) return ::testing::AssertionSuccess();
+  const std::optional<Event> reference = by_tree(text);
+  if (!reference)
+    return ::testing::AssertionFailure() << "answered where the tree refuses: " << text;
+  return same_event(*fast, *reference);
+}
+
+TEST(EventText, WhatTheGatewayWritesIsReadWithoutTheTree) {
+  size_t events = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    testing::FleetSpec spec;
+    spec.seed = seed;
+    for (const Event& e : testing::generate_fleet(spec).events) {
+      const std::string text = to_json_string(e);
+      ASSERT_TRUE(read_event_text(text)) << text;  // the fast road, not the fallback
+      ASSERT_TRUE(reads_as_tree(text));
+      ++events;
+    }
+  }
+  EXPECT_GT(events, 2000u);
+  Event e = plain_event();
+  set_every_string(e, "tab\tquote\"slash/back\\");
+  set_every_double(e, -0.0);
+  set_every_integer(e, std::numeric_limits<int64_t>::min());
+  e.schema_version = 2;
+  ASSERT_TRUE(read_event_text(to_json_string(e)));
+  EXPECT_TRUE(reads_as_tree(to_json_string(e)));
+  EXPECT_EQ(read_event_text(to_json_string(e))->schema_version, 2);
+}
+
+TEST(EventText, RandomEventsAgreeWithTheTree) {
+  constexpr int kEvents = 5000;
+  for (const bool ascii : {true, false}) {
+    RandomEvents random(20261206, ascii);
+    int answered = 0;
+    for (int i = 0; i < kEvents; ++i) {
+      const std::string text = to_json_string(random.next());
+      bool a = false;
+      ASSERT_TRUE(reads_as_tree(text, &a)) << i;
+      answered += a ? 1 : 0;
+    }
+    RecordProperty(ascii ? "answered_ascii" : "answered_any", answered);
+    // ASCII events are the reader's (the few refused hold an extra that is not an object);
+    // the others nearly all hold UTF-8 or \u escapes, which are the tree's.
+    if (ascii) EXPECT_GT(answered, kEvents * 9 / 10);
+  }
+}
+
+// Edits of a plain event's text: those the reader takes must read as the tree reads them, those
+// where from_json would convert, skip or refuse must go to the tree.
+TEST(EventText, OddMembersGoToTheTree) {
+  const std::string base = to_json_string(plain_event());
+  const json tree = json::parse(base);
+  auto with = [&](const char* key, const json& value) {
+    json j = tree;
+    j[key] = value;
+    return j.dump();
+  };
+  auto without = [&](const char* key) {
+    json j = tree;
+    j.erase(key);
+    return j.dump();
+  };
+  for (const std::string& text : {with("ocpp_action", nullptr),
+                                  with("schema_version", "1"),
+                                  with("schema_version", 1.0),
+                                  with("schema_version", 4294967296LL),
+                                  with("connector_id", 1.5),
+                                  with("connector_id", true),
+                                  with("connector_id", 18446744073709551615ULL),
+                                  with("meter_wh", "5"),
+                                  with("meter_wh", false),
+                                  with("message_id", 7),
+                                  with("flags", json::array({1})),
+                                  with("flags", "x"),
+                                  with("extra", json::array()),
+                                  with("extra", "x"),
+                                  with("charge_point_id", "caf\xc3\xa9"),
+                                  with("event_type", " MeterValues"),
+                                  with("event_type", "Unknown"),
+                                  with("event_ts", "yesterday"),
+                                  without("event_id"),
+                                  without("ingest_ts"),
+                                  R"({"event_id":"x",)" + base.substr(1),
+                                  base + "x",
+                                  base.substr(0, base.size() - 1),
+                                  "[" + base + "]",
+                                  std::string(R"({"charge_point_id":"\u0043P"})")}) {
+    EXPECT_FALSE(read_event_text(text)) << text;
+    EXPECT_TRUE(reads_as_tree(text)) << text;
+  }
+  for (const std::string& text :
+       {tree.dump(2), with("schema_version", 2), with("meter_wh", 5), with("connector_id", nullptr),
+        with("vendor_field", json{{"a", json::array({1, 2.5, nullptr})}}),
+        with("extra", json{{"deep", json{{"er", json::array({json::object()})}}}}),
+        R"({"zz":1,)" + base.substr(1)}) {
+    EXPECT_TRUE(read_event_text(text)) << text;
+    EXPECT_TRUE(reads_as_tree(text)) << text;
+  }
+  EXPECT_EQ(read_event_text(with("meter_wh", 5))->meter_wh, 5.0);
+}
+
+// Byte flips, cuts and splices of real event texts: every variant must agree with the tree.
+TEST(EventText, MutatedTextsAgreeWithTheTree) {
+  testing::FleetSpec spec;
+  std::vector<std::string> texts;
+  for (const Event& e : testing::generate_fleet(spec).events) texts.push_back(to_json_string(e));
+  std::mt19937 random(20261206);
+  const std::string alphabet = "{}[],:\"\\-0123456789.eE+tfnul \x01\xc3";
+  size_t answered = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = texts[random() % texts.size()];
+    for (int edits = 1 + static_cast<int>(random() % 2); edits > 0; --edits) {
+      const size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 3);
+          break;
+        default:
+          text.insert(at, 1, alphabet[random() % alphabet.size()]);
+      }
+      if (text.empty()) text = "{";
+    }
+    bool a = false;
+    ASSERT_TRUE(reads_as_tree(text, &a)) << text;
+    answered += a ? 1 : 0;
+  }
+  RecordProperty("answered", static_cast<int>(answered));
+  EXPECT_GT(answered, 1000u);  // plenty of edits leave an event to compare
 }
 
 }  // namespace

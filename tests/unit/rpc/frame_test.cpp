@@ -207,5 +207,17 @@ TEST(RpcFrame, CallErrorDescriptionWithInvalidUtf8IsStillSerialised) {
   EXPECT_EQ(r.frame->error_code, "GenericError");
 }
 
+// parse_frame takes the fast road (util/json_read.hpp) and falls back for the rest with the
+// reference's verdict.
+TEST(RpcFrame, PlainJsonAndTheRestGiveTheSameFramesEitherWay) {
+  const auto call = parse_frame(R"([2,"z","DataTransfer",{"vendorId":"x","data":"\u00e9"}])");
+  ASSERT_TRUE(call.frame);  // the \u escape went to json::parse
+  EXPECT_EQ(call.frame->payload["data"], "\xc3\xa9");
+  const auto big = parse_frame(R"([2,"b","DataTransfer",{"vendorId":"x","n":1e400}])");
+  ASSERT_FALSE(big.frame);
+  EXPECT_EQ(big.error.description, "frame is not valid JSON: a number is out of range");
+  EXPECT_EQ(big.message_id, "b");
+}
+
 }  // namespace
 }  // namespace ocppgw::rpc

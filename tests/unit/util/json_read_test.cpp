@@ -1,52 +1,25 @@
-// tests/unit/rpc/json_parse_test.cpp: the fast road (try_parse_json) against the reference,
+// tests/unit/util/json_read_test.cpp: the fast road (try_parse_json) against the reference,
 // json::parse. Wherever the fast road answers, its tree must be json::parse's to the number type
 // and the bit; wherever json::parse refuses, the fast road must not answer. The frames the gateway
 // sees every second must take the fast road (else the benchmark figures would be the reference's).
-#include "rpc/json_parse.hpp"
+#include "util/json_read.hpp"
 
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "rpc/frame.hpp"
+#include "tests/support/same_json.hpp"
 
-namespace ocppgw::rpc {
+namespace ocppgw::util {
 namespace {
 
 using nlohmann::json;
+using testing::same_tree;
 
-// Same tree, same types, doubles equal to the bit (-0.0 is not 0.0 here).
-::testing::AssertionResult same_tree(const json& a, const json& b, const std::string& at = "$") {
-  if (a.type() != b.type())
-    return ::testing::AssertionFailure()
-           << at << ": type " << a.type_name() << " (" << static_cast<int>(a.type()) << ") vs "
-           << b.type_name() << " (" << static_cast<int>(b.type()) << ")";
-  if (a.is_object()) {
-    if (a.size() != b.size()) return ::testing::AssertionFailure() << at << ": member count";
-    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt) {
-      if (it.key() != jt.key()) return ::testing::AssertionFailure() << at << ": keys differ";
-      if (auto r = same_tree(*it, *jt, at + "." + it.key()); !r) return r;
-    }
-    return ::testing::AssertionSuccess();
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return ::testing::AssertionFailure() << at << ": item count";
-    for (size_t i = 0; i < a.size(); ++i)
-      if (auto r = same_tree(a[i], b[i], at + "[" + std::to_string(i) + "]"); !r) return r;
-    return ::testing::AssertionSuccess();
-  }
-  if (a.is_number_float()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    if (std::memcmp(&x, &y, sizeof x) != 0)
-      return ::testing::AssertionFailure() << at << ": " << a.dump() << " vs " << b.dump();
-    return ::testing::AssertionSuccess();
-  }
-  if (a != b) return ::testing::AssertionFailure() << at << ": " << a.dump() << " vs " << b.dump();
-  return ::testing::AssertionSuccess();
-}
+// The frame parser's bound (rpc::kMaxNestingDepth).
+constexpr size_t kMaxNestingDepth = 32;
 
 // The contract for one text: fast answer => the reference accepts and builds the same tree.
 ::testing::AssertionResult agrees(const std::string& text) {
@@ -66,7 +39,7 @@ const std::vector<std::string> kHotFrames = {
     R"([4,"9","NotImplemented","no such action",{}])",
 };
 
-TEST(JsonParse, HotFramesTakeTheFastRoadAndMatchTheReference) {
+TEST(JsonRead, HotFramesTakeTheFastRoadAndMatchTheReference) {
   for (const auto& text : kHotFrames) {
     const auto fast = try_parse_json(text, kMaxNestingDepth);
     ASSERT_TRUE(fast) << text;
@@ -74,7 +47,7 @@ TEST(JsonParse, HotFramesTakeTheFastRoadAndMatchTheReference) {
   }
 }
 
-TEST(JsonParse, NumberTypesAreTheReferences) {
+TEST(JsonRead, NumberTypesAreTheReferences) {
   // json::parse: unsigned for a plain integer, signed with a minus, double otherwise; beyond
   // 64 bits a double. The fast road must give the same type or stand aside.
   for (const char* text : {"0",
@@ -108,7 +81,7 @@ TEST(JsonParse, NumberTypesAreTheReferences) {
   EXPECT_TRUE(try_parse_json("\"2025-06-15\"", 32));  // a date's "-0" is not a number
 }
 
-TEST(JsonParse, IntegerMinusZeroIsSignedAsInTheReference) {
+TEST(JsonRead, IntegerMinusZeroIsSignedAsInTheReference) {
   for (const char* text : {"-0", "[-0]", "{\"a\":-0}", "[1, -0 ]"}) {
     EXPECT_TRUE(try_parse_json(text, 32)) << text;
     EXPECT_TRUE(agrees(text)) << text;
@@ -116,14 +89,14 @@ TEST(JsonParse, IntegerMinusZeroIsSignedAsInTheReference) {
   EXPECT_FALSE(try_parse_json("-0", 32)->is_number_unsigned());
 }
 
-TEST(JsonParse, WhatItDoesNotReadItself) {
+TEST(JsonRead, WhatItDoesNotReadItself) {
   // Handed to json::parse: UTF-8, \u escapes, control characters, out-of-range numbers.
   for (const char* text : {"\"caf\xc3\xa9\"", R"("\u0041")", "\"a\x01\"", "1e400",
                            "18446744073709551616", "-9223372036854775809"})
     EXPECT_FALSE(try_parse_json(text, 32)) << text;
 }
 
-TEST(JsonParse, StringsAndEscapes) {
+TEST(JsonRead, StringsAndEscapes) {
   for (const char* text :
        {R"("plain")", R"("tab\tquote\"slash\/back\\")", R"("\u00e9\u4e2d")", R"("\ud83d\ude00")",
         R"("\u0000")", R"("\ud800")", R"("\udc00")", R"("\ud800x")", R"("\ud800\u0041")",
@@ -133,7 +106,7 @@ TEST(JsonParse, StringsAndEscapes) {
   }
 }
 
-TEST(JsonParse, StructureLiteralsAndGarbage) {
+TEST(JsonRead, StructureLiteralsAndGarbage) {
   for (const char* text : {"",
                            " ",
                            "[]",
@@ -174,7 +147,7 @@ TEST(JsonParse, StructureLiteralsAndGarbage) {
   EXPECT_EQ((*dup)["a"], 2);
 }
 
-TEST(JsonParse, DepthBoundAndLargeDocuments) {
+TEST(JsonRead, DepthBoundAndLargeDocuments) {
   const auto nested = [](int levels) {
     return std::string(static_cast<size_t>(levels), '[') +
            std::string(static_cast<size_t>(levels), ']');
@@ -190,7 +163,7 @@ TEST(JsonParse, DepthBoundAndLargeDocuments) {
 }
 
 // Byte flips, cuts and splices of real frames: every variant must agree with the reference.
-TEST(JsonParse, MutatedFramesAgreeWithTheReference) {
+TEST(JsonRead, MutatedFramesAgreeWithTheReference) {
   std::mt19937 random(20261205);
   const std::string alphabet = "{}[],:\"\\-0123456789.eE+tfnul \x01\xc3\xff";
   size_t answered = 0;
@@ -216,16 +189,5 @@ TEST(JsonParse, MutatedFramesAgreeWithTheReference) {
   EXPECT_GT(answered, 1000u);  // the mutations leave plenty of valid JSON to compare
 }
 
-// parse_frame takes the fast road and falls back for the rest with the reference's verdict.
-TEST(JsonParse, ParseFrameGivesTheSameFramesEitherWay) {
-  const auto call = parse_frame(R"([2,"z","DataTransfer",{"vendorId":"x","data":"\u00e9"}])");
-  ASSERT_TRUE(call.frame);  // the \u escape went to json::parse
-  EXPECT_EQ(call.frame->payload["data"], "\xc3\xa9");
-  const auto big = parse_frame(R"([2,"b","DataTransfer",{"vendorId":"x","n":1e400}])");
-  ASSERT_FALSE(big.frame);
-  EXPECT_EQ(big.error.description, "frame is not valid JSON: a number is out of range");
-  EXPECT_EQ(big.message_id, "b");
-}
-
 }  // namespace
-}  // namespace ocppgw::rpc
+}  // namespace ocppgw::util
