@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analytics/event.hpp"
+#include "tests/support/mutate_json.hpp"
 #include "tests/support/same_json.hpp"
 #include "tests/unit/analytics/fleet_generator.hpp"
 
@@ -599,24 +600,9 @@ TEST(EventText, MutatedTextsAgreeWithTheTree) {
   std::vector<std::string> texts;
   for (const Event& e : testing::generate_fleet(spec).events) texts.push_back(to_json_string(e));
   std::mt19937 random(20261206);
-  const std::string alphabet = "{}[],:\"\\-0123456789.eE+tfnul \x01\xc3";
   size_t answered = 0;
   for (int round = 0; round < 20000; ++round) {
-    std::string text = texts[random() % texts.size()];
-    for (int edits = 1 + static_cast<int>(random() % 2); edits > 0; --edits) {
-      const size_t at = random() % text.size();
-      switch (random() % 3) {
-        case 0:
-          text[at] = alphabet[random() % alphabet.size()];
-          break;
-        case 1:
-          text.erase(at, 1 + random() % 3);
-          break;
-        default:
-          text.insert(at, 1, alphabet[random() % alphabet.size()]);
-      }
-      if (text.empty()) text = "{";
-    }
+    const std::string text = ocppgw::testing::mutate_json(texts[random() % texts.size()], random);
     bool a = false;
     ASSERT_TRUE(reads_as_tree(text, &a)) << text;
     answered += a ? 1 : 0;
