@@ -283,6 +283,8 @@ constexpr std::array<std::string_view, 26> kMemberNames = {
     "seq_no",          "soc_pct",      "stop_reason",      "transaction_id", "trigger_reason",
     "voltage_v"};
 static_assert(kMemberNames.size() == static_cast<size_t>(Member::unknown));
+// member_named searches it.
+static_assert(std::is_sorted(kMemberNames.begin(), kMemberNames.end()));
 
 Member member_named(std::string_view key, size_t expected) {
   if (expected < kMemberNames.size() && kMemberNames[expected] == key)
