@@ -157,7 +157,7 @@ Verdict normalize_event(Event& e, const SilverRules& rules) {
 RawParse parse_raw_event(std::string_view text, const std::optional<std::string>& kafka_key,
                          const SilverRules& rules) {
   RawParse r;
-  // The event as the gateway wrote it is read straight from the text (a third of the analytics
+  // The event as the gateway wrote it is read straight from the text (a fifth of the analytics
   // worker's time went to parsing events read back from the log, BENCHMARKS.md); everything
   // else, including a charge point id that must be recovered, goes through the tree below.
   if (std::optional<Event> e = read_event_text(text); e && !trim(e->charge_point_id).empty()) {
