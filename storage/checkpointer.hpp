@@ -22,7 +22,9 @@
 namespace ocppgw::storage {
 
 struct CheckpointerOptions {
-  int start_pages = 4096;    // WAL pages (4 KiB each) that wake the thread: ~16 MiB
+  // The thread wakes each time the WAL has grown by this many pages (4 KiB each, ~16 MiB) since
+  // it last woke, or since the WAL restarted.
+  int start_pages = 4096;
   int inline_pages = 65536;  // the writer checkpoints itself beyond this: ~256 MiB
 };
 
@@ -51,6 +53,7 @@ class Checkpointer {
   Db& writer_;
   std::unique_ptr<Db> own_;
   const CheckpointerOptions options_;
+  int pages_at_last_wake_ = 0;  // touched only by the hook, on the writer's thread
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool requested_ = false;
