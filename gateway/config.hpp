@@ -1,9 +1,9 @@
 // gateway/config.hpp: the gateway's settings and where they come from. Every option is declared
-// once (name, description, default, how to read it); the same declaration serves the TOML file,
-// the OCPPGW_<KEY> environment variables and the command-line flags, in that order of
-// precedence (a flag beats the environment, which beats the file, which beats the embedded
-// default). Per-charge-point overrides (validation mode, subprotocol pin) come from the file's
-// [charge_points."<id>"] tables and from repeatable flags.
+// once (name, description, default, how to read it: gateway/config_options.cpp); the same
+// declaration serves the TOML file, the OCPPGW_<KEY> environment variables and the command-line
+// flags, in that order of precedence (a flag beats the environment, which beats the file, which
+// beats the embedded default). Per-charge-point overrides (validation mode, subprotocol pin) come
+// from the file's [charge_points."<id>"] tables and from repeatable flags.
 // Threading: a Config is built once at start-up and then only read, from any thread.
 #pragma once
 
