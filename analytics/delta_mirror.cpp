@@ -1,16 +1,12 @@
 // analytics/delta_mirror.cpp
 #include "analytics/delta_mirror.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <fstream>
 #include <map>
 #include <set>
 
 #include <openssl/evp.h>
 
+#include "analytics/delta_staging.hpp"
 #include "analytics/delta_tables.hpp"
 #include "delta/data_file.hpp"
 #include "delta/fs.hpp"
@@ -18,7 +14,6 @@
 #include "delta/replace_partitions.hpp"
 #include "storage/db.hpp"
 #include "util/hex.hpp"
-#include "util/logging.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::analytics {
@@ -30,7 +25,6 @@ namespace {
 
 // The add action tag carrying the fingerprint of the partition's rows when it was written.
 constexpr const char* kFingerprintTag = "ocppgw.partitionFingerprint";
-constexpr const char* kStagingDir = "_staging";
 
 // SHA-256 over the rows of one partition, each value with a type tag so that NULL, 0 and ""
 // differ, hashed as its typed bytes. Rows arrive in the table's ORDER BY, so equal content gives an
@@ -124,100 +118,6 @@ void append_value(delta::DataFileBuilder& b, size_t i, const delta::Column& col,
     case delta::ColumnType::kDate:
       // Data columns of type date are stored as SQLite integers (days since the epoch).
       return b.append_date(i, static_cast<int32_t>(st.int64(sql_col)));
-  }
-}
-
-// A cycle's private folder under <table>/_staging/. While the cycle runs it holds an exclusive
-// flock on the folder's lock file; the kernel drops the lock when the process dies, so the
-// next cycle knows precisely which folders a crashed cycle left behind. Before the cycle moves
-// its files into the table it lists them in the folder's manifest: what a crash between
-// moving and committing leaves in the table is exactly that list minus what got committed.
-class StagingDir {
- public:
-  static constexpr const char* kLock = ".lock";
-  static constexpr const char* kManifest = "placed";
-  static constexpr const char* kAuditFailed = "AUDIT_FAILED";
-
-  explicit StagingDir(fs::path path) : path_(std::move(path)) {}
-  ~StagingDir() {
-    if (fd_ >= 0) ::close(fd_);  // releases the flock
-  }
-  StagingDir(const StagingDir&) = delete;
-  StagingDir& operator=(const StagingDir&) = delete;
-
-  Status create() {
-    std::error_code ec;
-    fs::create_directories(path_, ec);
-    if (ec) return Status::error("creating " + path_.string() + ": " + ec.message());
-    fd_ = ::open((path_ / kLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX | LOCK_NB) != 0)
-      return Status::error("locking " + (path_ / kLock).string());
-    return {};
-  }
-  const fs::path& path() const { return path_; }
-  Status write_manifest(const std::vector<fs::path>& relative) const {
-    std::string text;
-    for (const auto& r : relative) text += r.generic_string() + "\n";
-    return delta::replace_file(path_ / kManifest, text);
-  }
-  // Kept for inspection (deleted after the staging retention).
-  void mark_audit_failed() const { std::ofstream(path_ / kAuditFailed) << "see /health\n"; }
-  void remove() const {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-
- private:
-  fs::path path_;
-  int fd_ = -1;
-};
-
-// Cleans what earlier cycles left under <table>/_staging/: folders of failed audits after the
-// retention; folders of cycles that died (their lock is free) at once, together with the
-// files they had moved into the table but not committed.
-void clean_staging(const delta::DeltaLog& log, std::chrono::seconds retention) {
-  std::error_code ec;
-  const fs::path staging = log.root() / kStagingDir;
-  if (!fs::exists(staging, ec)) return;
-  const auto cutoff = fs::file_time_type::clock::now() - retention;
-  for (const auto& entry : fs::directory_iterator(staging, ec)) {
-    const fs::path dir = entry.path();
-    if (fs::exists(dir / StagingDir::kAuditFailed, ec)) {
-      if (entry.last_write_time(ec) < cutoff) fs::remove_all(dir, ec);
-      continue;
-    }
-    const int fd = ::open((dir / StagingDir::kLock).c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-      // No lock file: a folder being created right now, or one from before locks existed.
-      if (entry.last_write_time(ec) < cutoff) fs::remove_all(dir, ec);
-      continue;
-    }
-    const bool owner_gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-    if (owner_gone) {
-      std::ifstream manifest(dir / StagingDir::kManifest);
-      std::vector<std::string> placed;
-      for (std::string line; std::getline(manifest, line);)
-        if (!line.empty()) placed.push_back(line);
-      Status s;
-      auto snap = placed.empty() ? std::nullopt : log.snapshot(std::nullopt, &s);
-      if (!placed.empty() && !snap) {
-        ::close(fd);
-        continue;  // the log cannot be read now: keep the evidence for the next cycle
-      }
-      std::set<std::string> live;
-      if (snap)
-        for (const auto& [path, add] : snap->files) live.insert(delta::decode_log_path(path));
-      for (const std::string& p : placed)
-        if (!live.count(p)) {
-          fs::remove(log.root() / p, ec);
-          log::info("delta_mirror", "",
-                    {{"table", log.root().filename().string()},
-                     {"deleted_uncommitted_file", p},
-                     {"why", "left by a mirror cycle that died before its commit"}});
-        }
-      fs::remove_all(dir, ec);
-    }
-    ::close(fd);
   }
 }
 
