@@ -128,9 +128,14 @@ class WsStream {
       Handler&& handler) {
     visit_stream(ws_, [&](auto& ws) { ws.async_accept(request, std::move(handler)); });
   }
-  template <typename DynamicBuffer, typename Handler>
-  void async_read_some(DynamicBuffer& buffer, std::size_t limit, Handler&& handler) {
-    visit_stream(ws_, [&](auto& ws) { ws.async_read_some(buffer, limit, std::move(handler)); });
+  template <typename Handler>
+  void async_read_some(boost::asio::mutable_buffer buffer, Handler&& handler) {
+    visit_stream(ws_, [&](auto& ws) { ws.async_read_some(buffer, std::move(handler)); });
+  }
+  // Within a message: the bytes left in its current frame (at least initial_size if that frame
+  // is not its last); at a message start: initial_size.
+  std::size_t read_size_hint(std::size_t initial_size) const {
+    return std::visit([&](const auto& ws) { return ws.read_size_hint(initial_size); }, ws_);
   }
   template <typename ConstBuffers, typename Handler>
   void async_write(const ConstBuffers& buffers, Handler&& handler) {

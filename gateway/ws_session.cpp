@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -25,6 +26,13 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 
 constexpr size_t kReadChunk = 64 * 1024;
+// What a read at a message start offers, from the connection's previous message (first_read_size
+// below): a charge point's messages tend to repeat in size, so most are read whole in one read.
+// The bounds: 256 keeps what an idle connection's pending read holds small (its last message is
+// usually a Heartbeat); below 1,000 bytes glibc serves the string from its small bins (a larger,
+// "large" request merges the arena's freed small chunks first, malloc_consolidate).
+constexpr size_t kMinFirstRead = 256;
+constexpr size_t kMaxFirstRead = 999;  // std::string allocates one more
 constexpr size_t kMaxRawKept = 64 * 1024;  // what an Invalid event keeps of a refused frame
 constexpr double kRecentWindowS = 10;      // decay time of a connection's recent byte rate
 // Frames this large are dispatched on the bulk pool (see dispatch_offloaded). A typical CALL is
@@ -175,7 +183,7 @@ std::chrono::steady_clock::duration WsSession::read_delay() {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = duration<double>(now - refilled_).count();
   refilled_ = now;
-  const bool message_start = buffer_.size() == 0;
+  const bool message_start = message_.empty();
   auto after = [](double seconds) {
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         duration<double>(seconds));
@@ -222,9 +230,26 @@ void WsSession::do_read() {
   if (inflight_.size() >= services_.config.limits.max_inflight_per_connection) return;
   if (const auto delay = read_delay(); delay.count() > 0) return wait_then_read(delay);
   reading_ = true;
+  // The message is read into the string it is handed on in: no read buffer of its own and no
+  // copy out of one (Beast's dynamic-buffer read offered 1,536 bytes at every message start, a
+  // "large" allocation, then the text was copied out and the buffer freed). A read at a message
+  // start offers first_read_size_; within a message, what is left of the current frame, so a
+  // longer message takes exactly one more read. Up to max_frame_bytes + 1, so that on_read sees
+  // an oversize frame and keeps its start.
   const size_t max = services_.config.limits.max_frame_bytes;
-  const size_t limit = std::min(kReadChunk, max + 1 - std::min(max, buffer_.size()));
-  ws_.async_read_some(buffer_, limit,
+  const size_t have = message_.size();
+  const size_t wanted = have == 0 ? std::max(first_read_size_, kMinFirstRead)
+                                  : ws_.read_size_hint(kMinFirstRead);
+  read_offered_ = std::min({wanted, kReadChunk, max + 1 - std::min(max, have)});
+  if (message_.capacity() < have + read_offered_) {
+    // Exactly the size needed: growing in place would double the capacity instead.
+    std::string grown;
+    grown.reserve(have + read_offered_);
+    grown.append(message_);
+    message_.swap(grown);
+  }
+  message_.resize(have + read_offered_);
+  ws_.async_read_some(net::buffer(message_.data() + have, read_offered_),
                       [self = shared_from_this()](beast::error_code ec, size_t bytes) {
                         self->on_read(ec, bytes);
                       });
@@ -232,6 +257,7 @@ void WsSession::do_read() {
 
 void WsSession::on_read(beast::error_code ec, size_t bytes) {
   reading_ = false;
+  message_.resize(message_.size() - read_offered_ + bytes);
   byte_tokens_ -= static_cast<double>(bytes);
   const auto now = std::chrono::steady_clock::now();
   recent_bytes_ = recent_bytes_per_s(now) * kRecentWindowS + static_cast<double>(bytes);
@@ -255,15 +281,13 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
   }
   const size_t max = services_.config.limits.max_frame_bytes;
   if (ws_.got_binary()) {
-    const std::string binary = beast::buffers_to_string(buffer_.data());
-    buffer_.consume(buffer_.size());
+    const std::string binary = std::exchange(message_, {});
     refuse_frame(hex_prefix(binary, kMaxRawKept / 2), "binary frame (OCPP-J is text only)",
                  websocket::close_code::unknown_data, "binary frames are not supported");
     return;
   }
-  if (buffer_.size() > max) {
-    const std::string text = beast::buffers_to_string(buffer_.data());
-    buffer_.consume(buffer_.size());
+  if (message_.size() > max) {
+    const std::string text = std::exchange(message_, {});
     refuse_frame(util::utf8_prefix(text, kMaxRawKept),
                  "frame larger than " + std::to_string(max) + " bytes",
                  websocket::close_code::too_big, "frame exceeds " + std::to_string(max) + " bytes");
@@ -273,11 +297,11 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
     do_read();
     return;
   }
-  std::string text = beast::buffers_to_string(buffer_.data());
-  // Released, not kept at the largest frame's size: most connections idle between frames, and
-  // the next read allocates only what it needs (BENCHMARKS.md, "Memory per connection").
-  buffer_.clear();
-  buffer_.shrink_to_fit();
+  // Handed on whole, not kept at the largest frame's size: most connections idle between
+  // frames, and the next read allocates only what it needs (BENCHMARKS.md, "Memory per
+  // connection").
+  std::string text = std::exchange(message_, {});
+  first_read_size_ = std::min(text.size() + text.size() / 2, kMaxFirstRead);
   frame_read_at_ = now;
   if (draining_) return;  // closing: unanswered, so the charge point will send it again
   if (text.size() >= kOffloadBytes && services_.bulk) return dispatch_offloaded(std::move(text));

@@ -212,6 +212,12 @@ class Client {
     ws_.text(true);
     ws_.write(net::buffer(text));
   }
+  // One text message sent as one WebSocket frame per part (continuation frames after the first).
+  void send_fragments(const std::vector<std::string>& parts) {
+    ws_.text(true);
+    for (size_t i = 0; i < parts.size(); ++i)
+      ws_.write_some(i + 1 == parts.size(), net::buffer(parts[i]));
+  }
   void send_binary(const std::string& bytes) {
     ws_.binary(true);
     ws_.write(net::buffer(bytes));

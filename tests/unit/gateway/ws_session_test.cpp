@@ -73,6 +73,47 @@ TEST(WsSession, OversizeFrameClosesWith1009AndKeepsItsStartInAnInvalidEvent) {
   EXPECT_EQ(other.receive_json()[1], "7");
 }
 
+// A message is read into the string that carries it: a first read sized from the previous
+// message, then what is left of each frame. Sizes on both sides of every step, and a message in
+// several frames, must all arrive whole, byte for byte, in order.
+TEST(WsSession, EveryMessageArrivesWholeWhateverItsSizeAndFraming) {
+  Gateway gw;
+  Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+  auto data_transfer = [](int id, size_t data_bytes) {
+    return "[2,\"" + std::to_string(id) + "\",\"DataTransfer\",{\"vendorId\":\"V\",\"data\":\"" +
+           std::string(data_bytes, static_cast<char>('a' + id % 26)) + "\"}]";
+  };
+  std::vector<std::string> sent;
+  int id = 0;
+  for (size_t data_bytes : {0, 200, 230, 250, 700, 3000, 10, 950, 1000, 4000, 5, 2000, 100}) {
+    sent.push_back(data_transfer(++id, data_bytes));
+    cp.send(sent.back());
+  }
+  sent.push_back(data_transfer(++id, 3000));  // four frames, the second longer than a first read
+  cp.send_fragments({sent.back().substr(0, 40), sent.back().substr(40, 1500),
+                     sent.back().substr(1540, 1), sent.back().substr(1541)});
+  for (int i = 1; i <= id; ++i) EXPECT_EQ(cp.receive_json()[1], std::to_string(i));
+  std::vector<std::string> received;
+  for (const auto& e : gw.sink.entries())
+    if (!e.raw.empty()) received.push_back(e.raw);
+  EXPECT_EQ(received, sent);
+}
+
+TEST(WsSession, OversizeMessageInSmallFramesClosesWith1009) {
+  Gateway gw;
+  Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+  const std::string big =
+      "[2,\"1\",\"DataTransfer\",{\"vendorId\":\"" + std::string(5000, 'x') + "\"}]";
+  std::vector<std::string> parts;
+  for (size_t at = 0; at < big.size(); at += 1000) parts.push_back(big.substr(at, 1000));
+  cp.send_fragments(parts);  // each frame is under max_frame_bytes (4096), the message is not
+  EXPECT_FALSE(cp.receive().has_value());
+  EXPECT_EQ(cp.close_code, 1009);
+  const auto invalid = gw.sink.events_of_type(EventType::Invalid);
+  ASSERT_EQ(invalid.size(), 1u);
+  EXPECT_EQ(invalid[0].extra["raw"].get<std::string>().substr(0, 30), big.substr(0, 30));
+}
+
 TEST(WsSession, BinaryFrameClosesWith1003AndIsRecorded) {
   Gateway gw;
   Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
