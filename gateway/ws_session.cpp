@@ -32,7 +32,7 @@ constexpr size_t kReadChunk = 64 * 1024;
 // usually a Heartbeat); below 1,000 bytes glibc serves the string from its small bins (a larger,
 // "large" request merges the arena's freed small chunks first, malloc_consolidate).
 constexpr size_t kMinFirstRead = 256;
-constexpr size_t kMaxFirstRead = 999;  // std::string allocates one more
+constexpr size_t kMaxFirstRead = 999;      // std::string allocates one more
 constexpr size_t kMaxRawKept = 64 * 1024;  // what an Invalid event keeps of a refused frame
 constexpr double kRecentWindowS = 10;      // decay time of a connection's recent byte rate
 // Frames this large are dispatched on the bulk pool (see dispatch_offloaded). A typical CALL is
@@ -238,8 +238,8 @@ void WsSession::do_read() {
   // an oversize frame and keeps its start.
   const size_t max = services_.config.limits.max_frame_bytes;
   const size_t have = message_.size();
-  const size_t wanted = have == 0 ? std::max(first_read_size_, kMinFirstRead)
-                                  : ws_.read_size_hint(kMinFirstRead);
+  const size_t wanted =
+      have == 0 ? std::max(first_read_size_, kMinFirstRead) : ws_.read_size_hint(kMinFirstRead);
   read_offered_ = std::min({wanted, kReadChunk, max + 1 - std::min(max, have)});
   if (message_.capacity() < have + read_offered_) {
     // Exactly the size needed: growing in place would double the capacity instead.

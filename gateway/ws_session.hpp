@@ -118,8 +118,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // The message being read, read straight into the string that carries it on (see do_read);
   // between reads it holds exactly the bytes read so far.
   std::string message_;
-  size_t read_offered_ = 0;      // bytes the pending read may fill past message_'s content
-  size_t first_read_size_ = 0;   // what a read at the next message start offers (do_read)
+  size_t read_offered_ = 0;     // bytes the pending read may fill past message_'s content
+  size_t first_read_size_ = 0;  // what a read at the next message start offers (do_read)
   std::chrono::steady_clock::time_point frame_read_at_;  // when the last whole frame was read
   bool reading_ = false;
   bool offloaded_ = false;              // a frame is being dispatched on the bulk pool

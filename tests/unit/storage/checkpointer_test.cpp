@@ -78,7 +78,7 @@ TEST(Checkpointer, WakesPerThresholdOfNewFramesWhileAReaderPinsTheWal) {
                                 {.start_pages = 64, .inline_pages = 1 << 20}, &s);
   ASSERT_TRUE(c) << s.message();
   for (int i = 0; i < 200; ++i) {
-    st.write(12);  // a few pages per commit
+    st.write(12);                                                 // a few pages per commit
     std::this_thread::sleep_for(std::chrono::microseconds(200));  // lets the thread run
   }
   // The WAL file is a 32-byte header and frames of a 24-byte header and a page each.
