@@ -11,6 +11,7 @@
 #include "csms/charge_point_items.hpp"
 #include "gateway/certificate_service.hpp"
 #include "gateway/disk_guard.hpp"
+#include "gateway/handler_memory.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/write_set.hpp"
 #include "util/hex.hpp"
@@ -470,10 +471,11 @@ void WsSession::close_for_overflow() {
 void WsSession::do_write() {
   writing_ = true;
   ws_.text(true);
-  ws_.async_write(net::buffer(write_queue_.front()),
-                  [self = shared_from_this()](beast::error_code ec, size_t bytes) {
-                    self->on_write(ec, bytes);
-                  });
+  ws_.async_write(
+      net::buffer(write_queue_.front()),
+      WithRecycledMemory([self = shared_from_this()](beast::error_code ec, size_t bytes) {
+        self->on_write(ec, bytes);
+      }));
 }
 
 void WsSession::on_write(beast::error_code ec, size_t) {
