@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 
+#include "util/text.hpp"
 #include "util/time.hpp"
 
 namespace ocppgw::analytics {
@@ -27,12 +28,7 @@ bool is_connector_status(std::string_view status) {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 void normalize_enum(std::optional<std::string>& v) {
   if (!v) return;

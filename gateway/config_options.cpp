@@ -2,15 +2,15 @@
 // option kinds that build each option's setter and shower from a member pointer.
 #include "gateway/config_options.hpp"
 
-#include "csms/certificate_requests.hpp"
-#include "csms/ocsp_client.hpp"
-
-#include <cctype>
 #include <charconv>
 #include <initializer_list>
 #include <sstream>
 #include <type_traits>
 #include <utility>
+
+#include "csms/certificate_requests.hpp"
+#include "csms/ocsp_client.hpp"
+#include "util/text.hpp"
 
 namespace ocppgw::gateway::detail {
 
@@ -31,12 +31,7 @@ std::optional<OcppVersion> parse_subprotocol(std::string_view t) {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;

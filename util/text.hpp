@@ -1,11 +1,20 @@
-// util/text.hpp: splitting the comma-separated lists of config options and header fields.
+// util/text.hpp: trimming and splitting the text of config options, header fields and event fields.
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ocppgw::util {
+
+// `s` without the whitespace (std::isspace in the C locale: space, \t, \n, \v, \f, \r) around it.
+inline std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
 
 // The items of `text` separated by `separator`, each without the spaces and tabs around it;
 // empty items are left out ("a, ,b" is {"a", "b"}).
