@@ -119,6 +119,13 @@ Status App::start() {
   std::filesystem::create_directories(config_.data_dir, fs_ec);
   if (fs_ec)
     return Status::error("cannot create data dir " + config_.data_dir + ": " + fs_ec.message());
+  if (const auto folder = std::filesystem::path(config_.analytics_db_path()).parent_path();
+      !folder.empty()) {
+    std::filesystem::create_directories(folder, fs_ec);
+    if (fs_ec)
+      return Status::error("cannot create the folder of analytics_db " + folder.string() + ": " +
+                           fs_ec.message());
+  }
 
   bool generated = false;
   Status status;

@@ -88,6 +88,9 @@ struct Config {
   // (e.g. "security.protocol" = "SASL_SSL", "sasl.password" = "env:EVENTHUB_KEY").
   std::map<std::string, std::string> kafka_settings;
   int heartbeat_interval_s = 300;
+  // The analytics store's file; on a device of its own its writes do not slow the event log's
+  // fsyncs, which every acknowledgement waits for (docs/configuration.md, "The disks").
+  std::string analytics_db;  // empty: <data_dir>/analytics.db
   // The Delta Lake mirror of the analytics tables (docs/delta.md).
   std::string delta_root;     // empty: <data_dir>/delta
   int delta_interval_s = 60;  // seconds between mirror cycles; 0: only `ocppgw delta sync`
@@ -122,7 +125,9 @@ struct Config {
 
   std::string db_path() const { return data_dir + "/ocppgw.db"; }
   // The analytics store (rebuildable from the event log; see analytics/README.md).
-  std::string analytics_db_path() const { return data_dir + "/analytics.db"; }
+  std::string analytics_db_path() const {
+    return analytics_db.empty() ? data_dir + "/analytics.db" : analytics_db;
+  }
   std::string delta_root_path() const {
     return delta_root.empty() ? data_dir + "/delta" : delta_root;
   }

@@ -277,8 +277,15 @@ void add_web_options(std::vector<OptionSpec>& s) {
 
 // Where events are kept and published.
 void add_storage_options(std::vector<OptionSpec>& s) {
-  s.push_back(string_opt("data_dir", "Folder of the SQLite event log (ocppgw.db) and the secret",
+  s.push_back(string_opt("data_dir",
+                         "Folder of the SQLite event log (ocppgw.db), the analytics store and "
+                         "the secret",
                          &Config::data_dir));
+  s.push_back(string_opt("analytics_db",
+                         "SQLite file of the analytics store (rebuilt from the event log when "
+                         "missing); empty: <data_dir>/analytics.db. On another device than "
+                         "data_dir, its writes do not delay the acknowledgements",
+                         &Config::analytics_db));
   s.push_back(string_opt("kafka_brokers",
                          "Kafka bootstrap servers (comma-separated); empty: events stay in the "
                          "durable outbox until brokers are configured",

@@ -49,6 +49,7 @@ TEST(Config, EmbeddedDefaultsNeedNothing) {
   EXPECT_EQ(c->port, 8180);
   EXPECT_EQ(c->path_prefix, "/ocpp");
   EXPECT_EQ(c->db_path(), "./data/ocppgw.db");
+  EXPECT_EQ(c->analytics_db_path(), "./data/analytics.db");
   EXPECT_TRUE(c->kafka_brokers.empty());
   EXPECT_EQ(c->heartbeat_interval_s, 300);
   EXPECT_EQ(c->validation_mode, rpc::ValidationMode::Strict);
@@ -71,6 +72,18 @@ TEST(Config, FlagBeatsEnvironmentWhichBeatsTheFile) {
   EXPECT_EQ(c->heartbeat_interval_s, 90);
   EXPECT_EQ(c->limits.idle_timeout_s, 50);
   EXPECT_EQ(c->limits.max_frame_bytes, 2048u);
+  fake_env.clear();
+}
+
+TEST(Config, AnalyticsStoreMayLiveOutsideTheDataDir) {
+  fake_env = {{"OCPPGW_ANALYTICS_DB", "/fast/analytics.db"}};
+  auto c = load({"--data-dir", "/var/lib/ocppgw"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->db_path(), "/var/lib/ocppgw/ocppgw.db");
+  EXPECT_EQ(c->analytics_db_path(), "/fast/analytics.db");
+  c = load({"--data-dir", "/var/lib/ocppgw", "--analytics-db", ""});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->analytics_db_path(), "/var/lib/ocppgw/analytics.db");
   fake_env.clear();
 }
 
