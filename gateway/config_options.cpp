@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <initializer_list>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -31,18 +30,8 @@ std::optional<OcppVersion> parse_subprotocol(std::string_view t) {
 
 namespace {
 
+using util::split_list;
 using util::trim;
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(s);
-  while (std::getline(in, item, ',')) {
-    item = trim(item);
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 template <typename T>
 std::string parse_number(const std::string& text, T& out, T min, T max) {

@@ -15,13 +15,14 @@ TEST(Text, TrimRemovesEveryKindOfWhitespaceAroundAndNothingInside) {
   EXPECT_EQ(trim("\xc2\xa0x"), "\xc2\xa0x");  // UTF-8 no-break space is not ASCII whitespace
 }
 
-TEST(Text, SplitListDropsEmptyItemsAndTheSpacesAndTabsAroundEach) {
+TEST(Text, SplitListDropsEmptyItemsAndTheWhitespaceAroundEach) {
   EXPECT_EQ(split_list("a, ,b"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(split_list(" ocpp2.0.1 ,\tocpp1.6 "),
             (std::vector<std::string>{"ocpp2.0.1", "ocpp1.6"}));
   EXPECT_EQ(split_list("k=v; x", ';'), (std::vector<std::string>{"k=v", "x"}));
   EXPECT_TRUE(split_list("").empty());
   EXPECT_TRUE(split_list(",,").empty());
+  EXPECT_EQ(split_list("a,\n b\r\n, \n"), (std::vector<std::string>{"a", "b"}));  // a TOML array
 }
 
 }  // namespace
