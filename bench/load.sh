@@ -20,7 +20,9 @@
 #                one run, each beside its target: dispatch_bench, analytics_bench
 #                (ANALYTICS_EVENTS), sustained CALLs/s with Kafka off and on, the same workload on
 #                npm ocpp-rpc, p99 with one CALL in flight per charge point paced at PACED_RATE
-#                on ocpp-rpc and on ocppgw, RSS per idle ws and wss connection (TARGET_CONNS)
+#                on ocpp-rpc and on ocppgw, RSS per idle ws and wss connection (TARGET_CONNS);
+#                then the unpaced and the paced gateway run again with the data dir on tmpfs
+#                (RAM_DIR), printed apart from the table: how much of each the disk costs
 #   nodes        where one process cannot hold enough sockets (open-file limit): NODES_CONNS idle
 #                charge points over NODES gateway processes on this machine (each its own data
 #                dir, port and --node-index, as a multi-node deployment), RSS per connection
@@ -31,7 +33,8 @@
 # INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2),
 # NODES_CONNS (100000), NODES_CONNECT_RATE (2000/s in all), NODES_STORM (50000; 0: skip),
 # PER_NODE (19000), ANALYTICS_EVENTS (10000000), PACED_RATE (5000), TARGET_CONNS (19500),
-# BENCH_DIR (build/bench).
+# BENCH_DIR (build/bench), RAM_DIR (/dev/shm: where `targets` puts the data dir of its two
+# attribution runs; skipped when not writable).
 # The per-process open-file limit caps connection counts (hard limit here: see `ulimit -Hn`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -60,6 +63,7 @@ NODE_PIDS=()
 SIM_PIDS=()
 cleanup() {
   [ -n "$GW_PID" ] && kill -TERM "$GW_PID" 2>/dev/null && wait "$GW_PID" 2>/dev/null
+  [ -n "${GW_DATA:-}" ] && rm -rf "$GW_DATA"  # may lie outside $work (GW_DATA_ROOT)
   for p in "${SIM_PIDS[@]}" "${NODE_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${SIM_PIDS[@]}" "${NODE_PIDS[@]}"; do wait "$p" 2>/dev/null; done
   [ -n "$KAFKA_DIR" ] && bash "$root/scripts/kafka.sh" stop "$KAFKA_DIR" >/dev/null 2>&1
@@ -81,8 +85,10 @@ wait_port() {
   return 1
 }
 
+# start_gateway [gateway args]: a gateway on a fresh data dir under GW_DATA_ROOT (default: the
+# run's work dir, on the disk /tmp is on).
 start_gateway() {
-  local data="$work/gw-data-$RANDOM"
+  local data="${GW_DATA_ROOT:-$work}/gw-data-$RANDOM"
   mkdir -p "$data"
   "$OCPPGW_BIN" --listen "127.0.0.1:$PORT" --data-dir "$data" --log-level warn \
     --max-messages-per-second 1000000 --max-connections-per-address 0 --unknown-tokens Accepted \
@@ -458,7 +464,19 @@ bench_targets() {
   start_gateway
   INFLIGHT=1 load_run "$PORT" "$work/p-gw.json" --rate "$paced"
   stop_gateway
-  for f in t-rpc p-rpc p-gw; do
+  # The same two gateway runs with the data dir in RAM (RAM_DIR, tmpfs): not a deployment, as
+  # nothing there survives a power cut and fdatasync returns at once, but side by side with the
+  # runs above it shows how much of each row the disk costs and how much the gateway's own work.
+  local ram="${RAM_DIR:-/dev/shm}" ram_rows=""
+  if [ -d "$ram" ] && [ -w "$ram" ]; then
+    GW_DATA_ROOT="$ram" run_gateway_max "ocppgw, Kafka off, data dir on tmpfs ($ram)" "$work/t-ram.json"
+    stop_gateway
+    GW_DATA_ROOT="$ram" start_gateway
+    INFLIGHT=1 load_run "$PORT" "$work/p-gw-ram.json" --rate "$paced"
+    stop_gateway
+    ram_rows="p-gw-ram"
+  fi
+  for f in t-rpc p-rpc p-gw $ram_rows; do
     say "$(printf '%-6s' "$f"): $(fig "$work/$f.json" '.run.sustained_calls_per_s | floor') CALLs/s, p50 $(fig "$work/$f.json" '.run.steady_latency.p50_us')us, p99 $(fig "$work/$f.json" '.run.steady_latency.p99_us')us, errors $(fig "$work/$f.json" '.run.call_errors')"
   done
 
@@ -487,6 +505,11 @@ bench_targets() {
   say "| p99, one CALL in flight per charge point, paced at $paced/s | ${p99_gw} us (ocpp-rpc ${p99_rpc} us) | <= ocpp-rpc's | $(met "$p99_gw <= $p99_rpc") |"
   say "| RSS per idle ws connection ($ws_held held, one process) | $ws_per bytes | <= 6 KB | $(met "$ws_per <= 6144") |"
   say "| RSS per idle wss connection | $wss_per bytes | <= 20 KB | $(met "$wss_per <= 20480") |"
+  if [ -n "$ram_rows" ]; then
+    say ""
+    say "Not targets (the data dir on tmpfs, $ram: no durability, for attribution only): $(fig "$work/t-ram.json" '.run.sustained_calls_per_s | floor') CALLs/s sustained, p99 $(fig "$work/p-gw-ram.json" '.run.steady_latency.p99_us') us paced at $paced/s"
+    put targets_tmpfs "{\"calls_per_s_kafka_off\": $(fig "$work/t-ram.json" '.run.sustained_calls_per_s | floor'), \"p99_us_ocppgw\": $(fig "$work/p-gw-ram.json" '.run.steady_latency.p99_us')}"
+  fi
   say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   put targets "{\"dispatch_meter_values_us\": $mv, \"dispatch_transaction_event_us\": $te, \"calls_per_s_kafka_off\": $off, \"calls_per_s_kafka_on\": $kafka, \"ocpp_rpc_calls_per_s\": $rpc, \"analytics_events_per_s\": $analytics, \"paced_rate\": $paced, \"p99_us_ocppgw\": $p99_gw, \"p99_us_ocpp_rpc\": $p99_rpc, \"bytes_per_ws_connection\": $ws_per, \"bytes_per_wss_connection\": $wss_per}"
 }
