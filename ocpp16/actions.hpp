@@ -19,12 +19,17 @@ rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& 
 rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_data_transfer(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& request);
-rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const nlohmann::json& request);
+// Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeRow).
+template <typename Value>
+rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const Value& request);
 rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
 // Status, diagnostics-status, firmware-status and the security extension's notifications: the
 // answer is always {}.
-rpc::HandleResult handle_notification(rpc::CallContext& ctx, const nlohmann::json& request);
+template <typename Value>
+rpc::HandleResult handle_notification(rpc::CallContext&, const Value&) {
+  return nlohmann::json::object();
+}
 // Security extension SignCertificate: Accepted when the CSMS state will have the CSR signed
 // (CertificateSigned follows), else Rejected (rpc/certificate_request.hpp).
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const nlohmann::json& request);
@@ -47,11 +52,13 @@ void map_payload(const rpc::CallContext&, const nlohmann::json& request, const n
 }
 void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& request,
                    const nlohmann::json& response, rpc::EventBuilder& out);
-void map_meter_values(const rpc::CallContext& ctx, const nlohmann::json& request,
+template <typename Value>
+void map_meter_values(const rpc::CallContext& ctx, const Value& request,
                       const nlohmann::json& response, rpc::EventBuilder& out);
 void map_start_transaction(const rpc::CallContext& ctx, const nlohmann::json& request,
                            const nlohmann::json& response, rpc::EventBuilder& out);
-void map_status_notification(const rpc::CallContext& ctx, const nlohmann::json& request,
+template <typename Value>
+void map_status_notification(const rpc::CallContext& ctx, const Value& request,
                              const nlohmann::json& response, rpc::EventBuilder& out);
 void map_stop_transaction(const rpc::CallContext& ctx, const nlohmann::json& request,
                           const nlohmann::json& response, rpc::EventBuilder& out);
@@ -59,6 +66,7 @@ void map_stop_transaction(const rpc::CallContext& ctx, const nlohmann::json& req
 // SampledValue of 1.6 for rpc::apply_sampled_values: the value is a decimal string (a JSON
 // number is accepted too), measurand and unit are strings beside it, there is no multiplier.
 // Signed data, and a value whose measurand or unit is mistyped, reads as no number.
-rpc::SampledReading read_sampled_value(const nlohmann::json& sampled_value);
+template <typename Value>
+rpc::SampledReading read_sampled_value(const Value& sampled_value);
 
 }  // namespace ocppgw::ocpp16

@@ -109,18 +109,20 @@ rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
   return json{{"currentTime", util::format_rfc3339_ms(now_for(ctx))}};
 }
 
-rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const json& request) {
-  const FieldReader f(request);
-  const auto tx = f.optional_integer("transactionId");
+template <typename Value>
+rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const Value& request) {
+  const auto tx = rpc::int_member(request, "transactionId");
   if (!tx) return json::object();
   const bool known = *tx != -1 && ctx.state.transaction_known(ctx, *tx);
   flag_transaction(ctx, *tx, known);
   // Only the connector can tell which transaction the readings belong to; without one (lenient
   // mode) the frame stays as sent.
-  if (const auto connector = f.optional_integer("connectorId"); !known && connector)
+  if (const auto connector = rpc::int_member(request, "connectorId"); !known && connector)
     link_frame(ctx, {.connector_id = connector, .timestamp_ms = now_for(ctx), .minus1 = *tx == -1});
   return json::object();
 }
+template rpc::HandleResult handle_meter_values(rpc::CallContext&, const json&);
+template rpc::HandleResult handle_meter_values(rpc::CallContext&, const util::JsonTape::Value&);
 
 rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const json& request) {
   FieldReader f(request);
@@ -165,8 +167,6 @@ rpc::HandleResult handle_stop_transaction(rpc::CallContext& ctx, const json& req
   if (stop.id_tag && result.id_tag_info) response["idTagInfo"] = id_tag_info(*result.id_tag_info);
   return response;
 }
-
-rpc::HandleResult handle_notification(rpc::CallContext&, const json&) { return json::object(); }
 
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& request) {
   // The 1.6 answer has no reason field: the reason is in the log and, for a suspicious CSR, in

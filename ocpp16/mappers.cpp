@@ -23,19 +23,22 @@ using nlohmann::json;
 using rpc::as_integer;
 using rpc::member_or_null;
 
-std::optional<int64_t> integer_column(Event& e, const json& request, std::string_view key) {
-  const json& v = member_or_null(request, key);
+// Value: a tree or a tape (rpc/action.hpp, TapeRow); the hot actions' mappers are templates.
+template <typename Value>
+std::optional<int64_t> integer_column(Event& e, const Value& request, std::string_view key) {
+  const auto& v = member_or_null(request, key);
   if (v.is_null()) return std::nullopt;
   if (auto i = as_integer(v)) return i;
-  e.extra[std::string(key)] = v;
+  e.extra[std::string(key)] = util::to_tree(v);
   return std::nullopt;
 }
 
-std::optional<std::string> string_column(Event& e, const json& request, std::string_view key) {
-  const json& v = member_or_null(request, key);
+template <typename Value>
+std::optional<std::string> string_column(Event& e, const Value& request, std::string_view key) {
+  const auto& v = member_or_null(request, key);
   if (v.is_null()) return std::nullopt;
-  if (v.is_string()) return v.get<std::string>();
-  e.extra[std::string(key)] = v;
+  if (v.is_string()) return std::string(util::json_string(v));
+  e.extra[std::string(key)] = util::to_tree(v);
   return std::nullopt;
 }
 
@@ -53,10 +56,11 @@ void keep_id_tag_status(const rpc::CallContext& ctx, Event& e, const json& respo
 
 // 1.6 sampled values are decimal strings. Surrounding blanks are the only repair; anything
 // else that is not a finite number is left unparsed (and so kept in extra), never guessed.
-std::optional<double> parse_reading(const json& value) {
-  if (value.is_number()) return value.get<double>();
+template <typename Value>
+std::optional<double> parse_reading(const Value& value) {
+  if (value.is_number()) return util::json_number(value);
   if (!value.is_string()) return std::nullopt;
-  std::string_view s = value.get_ref<const std::string&>();
+  std::string_view s = util::json_string(value);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   double d = 0;
@@ -67,22 +71,24 @@ std::optional<double> parse_reading(const json& value) {
 }
 
 // One MeterValues event per meterValue entry (one timestamp each).
-void add_meter_value(rpc::EventBuilder& out, const json& entry, std::optional<int64_t> connector_id,
+template <typename Value>
+void add_meter_value(rpc::EventBuilder& out, const Value& entry,
+                     std::optional<int64_t> connector_id,
                      const std::optional<std::string>& transaction_id, const json& frame_extra) {
   Event& e = out.add(EventType::MeterValues);
   e.connector_id = connector_id;
   e.transaction_id = transaction_id;
   for (auto it = frame_extra.begin(); it != frame_extra.end(); ++it) e.extra[it.key()] = it.value();
   if (!entry.is_object()) {
-    e.extra["meterValue"] = entry;
+    e.extra["meterValue"] = util::to_tree(entry);
     return;
   }
   rpc::set_device_time(e, member_or_null(entry, "timestamp"));
-  const json& sampled_values = member_or_null(entry, "sampledValue");
+  const auto& sampled_values = member_or_null(entry, "sampledValue");
   if (sampled_values.is_array())
-    rpc::apply_sampled_values(e, sampled_values, &read_sampled_value);
+    rpc::apply_sampled_values(e, sampled_values, &read_sampled_value<Value>);
   else if (!sampled_values.is_null())
-    e.extra["sampledValue"] = sampled_values;
+    e.extra["sampledValue"] = util::to_tree(sampled_values);
   rpc::keep_unknown_fields(e, entry, {"timestamp", "sampledValue"});
 }
 
@@ -105,20 +111,24 @@ Event& add_verbatim(rpc::EventBuilder& out, EventType type, const json& request)
 
 }  // namespace
 
-rpc::SampledReading read_sampled_value(const json& sv) {
+template <typename Value>
+rpc::SampledReading read_sampled_value(const Value& sv) {
   // Absent measurand/unit mean the 1.6 defaults; present but mistyped ones make the value
   // unusable, so it lands in extra instead of in a column it may not belong to.
-  const json& measurand = member_or_null(sv, "measurand");
-  const json& unit = member_or_null(sv, "unit");
+  const auto& measurand = member_or_null(sv, "measurand");
+  const auto& unit = member_or_null(sv, "unit");
+  const auto& format = member_or_null(sv, "format");
   rpc::SampledReading r;
   r.measurand = rpc::string_member(sv, "measurand").value_or("");
   r.unit = rpc::string_member(sv, "unit").value_or("");
+  const bool signed_data = format.is_string() && util::json_string(format) == "SignedData";
   const bool usable = (measurand.is_null() || measurand.is_string()) &&
-                      (unit.is_null() || unit.is_string()) &&
-                      member_or_null(sv, "format") != "SignedData";
+                      (unit.is_null() || unit.is_string()) && !signed_data;
   if (usable) r.value = parse_reading(member_or_null(sv, "value"));
   return r;
 }
+template rpc::SampledReading read_sampled_value(const json&);
+template rpc::SampledReading read_sampled_value(const util::JsonTape::Value&);
 
 void map_authorize(const rpc::CallContext& ctx, const json& request, const json& response,
                    rpc::EventBuilder& out) {
@@ -152,7 +162,8 @@ void map_heartbeat(const rpc::CallContext&, const json& request, const json&,
   add_verbatim(out, EventType::Heartbeat, request);
 }
 
-void map_meter_values(const rpc::CallContext& ctx, const json& request, const json&,
+template <typename Value>
+void map_meter_values(const rpc::CallContext& ctx, const Value& request, const json&,
                       rpc::EventBuilder& out) {
   // Frame-level members (ids, unknown fields) are resolved once and copied onto each event.
   Event frame;
@@ -161,16 +172,22 @@ void map_meter_values(const rpc::CallContext& ctx, const json& request, const js
       transaction_of(ctx, frame, integer_column(frame, request, "transactionId"));
   rpc::keep_unknown_fields(frame, request, {"connectorId", "transactionId", "meterValue"});
 
-  const json& meter_values = member_or_null(request, "meterValue");
+  const auto& meter_values = member_or_null(request, "meterValue");
   if (meter_values.is_array() && !meter_values.empty()) {
-    for (const json& entry : meter_values)
+    util::all_elements(meter_values, [&](const Value& entry) {
       add_meter_value(out, entry, connector_id, transaction_id, frame.extra);
+      return true;
+    });
     return;
   }
   // No usable entries (lenient mode): still one event, with whatever was sent.
-  if (!meter_values.is_null()) frame.extra["meterValue"] = meter_values;
+  if (!meter_values.is_null()) frame.extra["meterValue"] = util::to_tree(meter_values);
   add_meter_value(out, json::object(), connector_id, transaction_id, frame.extra);
 }
+template void map_meter_values(const rpc::CallContext&, const json&, const json&,
+                               rpc::EventBuilder&);
+template void map_meter_values(const rpc::CallContext&, const util::JsonTape::Value&, const json&,
+                               rpc::EventBuilder&);
 
 void map_start_transaction(const rpc::CallContext& ctx, const json& request, const json& response,
                            rpc::EventBuilder& out) {
@@ -186,7 +203,8 @@ void map_start_transaction(const rpc::CallContext& ctx, const json& request, con
   rpc::keep_unknown_fields(e, request, {"connectorId", "meterStart", "idTag", "timestamp"});
 }
 
-void map_status_notification(const rpc::CallContext&, const json& request, const json&,
+template <typename Value>
+void map_status_notification(const rpc::CallContext&, const Value& request, const json&,
                              rpc::EventBuilder& out) {
   Event& e = out.add(EventType::StatusNotification);
   e.connector_id = integer_column(e, request, "connectorId");
@@ -196,6 +214,10 @@ void map_status_notification(const rpc::CallContext&, const json& request, const
   rpc::set_device_time(e, member_or_null(request, "timestamp"));
   rpc::keep_unknown_fields(e, request, {"connectorId", "status", "errorCode", "timestamp"});
 }
+template void map_status_notification(const rpc::CallContext&, const json&, const json&,
+                                      rpc::EventBuilder&);
+template void map_status_notification(const rpc::CallContext&, const util::JsonTape::Value&,
+                                      const json&, rpc::EventBuilder&);
 
 void map_stop_transaction(const rpc::CallContext& ctx, const json& request, const json& response,
                           rpc::EventBuilder& out) {

@@ -26,9 +26,11 @@ constexpr std::array<rpc::ActionSpec, 14> kActions = {{
      map_payload<EventType::DiagnosticsStatus>},
     {"FirmwareStatusNotification", handle_notification, map_payload<EventType::FirmwareStatus>},
     {"Heartbeat", handle_heartbeat, map_heartbeat},
-    {"MeterValues", handle_meter_values, map_meter_values},
+    // The hot actions: their templates instantiated for the tree and for the tape.
+    {"MeterValues", handle_meter_values, map_meter_values, handle_meter_values, map_meter_values},
     {"StartTransaction", handle_start_transaction, map_start_transaction},
-    {"StatusNotification", handle_notification, map_status_notification},
+    {"StatusNotification", handle_notification, map_status_notification, handle_notification,
+     map_status_notification},
     {"StopTransaction", handle_stop_transaction, map_stop_transaction},
     // The security extension (whitepaper "Improved security for OCPP 1.6-J"), mapped as the
     // 2.0.1 actions of the same name are.

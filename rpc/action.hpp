@@ -19,6 +19,7 @@
 #include "rpc/csms_state.hpp"
 #include "rpc/rpc_error.hpp"
 #include "rpc/write_set.hpp"
+#include "util/json_tape.hpp"
 
 namespace ocppgw::rpc {
 
@@ -56,6 +57,9 @@ struct Policy {
   // the rest keeps a flood of oversize Heartbeats from costing parse time and log space.
   size_t max_call_bytes = 64 * 1024;
   std::vector<std::string> large_call_actions = default_large_call_actions();
+  // Read the hot actions' frames into a tape, not a tree (ActionSpec::tape_handle). Off, every
+  // frame takes the tree: the reference the tape road is compared with (tests, dispatch_bench).
+  bool tape_reads = true;
 };
 
 // Everything a handler or mapper knows about the frame it is working on. One per frame: it owns
@@ -91,10 +95,21 @@ using HandleFn = HandleResult (*)(CallContext& ctx, const nlohmann::json& reques
 using MapFn = void (*)(const CallContext& ctx, const nlohmann::json& request,
                        const nlohmann::json& response, EventBuilder& out);
 
+// The same handler and mapper reading the request from a tape (util/json_tape.hpp) instead of
+// a tree: for the actions that make up most of the traffic (meter values, status), whose
+// handler and mapper are templates instantiated for both. rpc::dispatch takes this road for a
+// strict-mode CALL the tape reads and the schema's fast check accepts; anything else, and every
+// other action, takes the tree.
+using TapeHandleFn = HandleResult (*)(CallContext& ctx, const util::JsonTape::Value& request);
+using TapeMapFn = void (*)(const CallContext& ctx, const util::JsonTape::Value& request,
+                           const nlohmann::json& response, EventBuilder& out);
+
 struct ActionSpec {
   std::string_view action;
   HandleFn handle;
   MapFn to_events;
+  TapeHandleFn tape_handle = nullptr;  // both set, or neither
+  TapeMapFn tape_to_events = nullptr;
 };
 
 // One OCPP version: its schemas (names "<Action><request_suffix>" and "<Action>Response"), its

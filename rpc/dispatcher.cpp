@@ -5,7 +5,9 @@
 #include <iterator>
 
 #include "rpc/event_builder.hpp"
+#include "rpc/mapper_util.hpp"
 #include "rpc/schema_set.hpp"
+#include "util/json_tape.hpp"
 #include "util/json_text.hpp"
 #include "util/utf8.hpp"
 
@@ -90,12 +92,15 @@ InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view mes
 
 // The CALL re-serialised with its id tokens replaced by their HMAC, or nullopt when it holds
 // none. The substring test keeps the tree walk off frames that cannot hold a token.
+bool may_hold_token(std::string_view text) {
+  return text.find("idTag") != std::string_view::npos ||
+         text.find("idToken") != std::string_view::npos ||
+         text.find("groupIdToken") != std::string_view::npos;
+}
+
 std::optional<std::string> redacted_call(const CallContext& ctx, const Frame& frame,
                                          std::string_view text) {
-  if (text.find("idTag") == std::string_view::npos &&
-      text.find("idToken") == std::string_view::npos &&
-      text.find("groupIdToken") == std::string_view::npos)
-    return std::nullopt;
+  if (!may_hold_token(text)) return std::nullopt;
   json payload = frame.payload;
   if (!redact_tokens(ctx, payload)) return std::nullopt;
   return serialize_call(frame.message_id, frame.action, payload);
@@ -113,11 +118,137 @@ Event invalid_call_event(const CallContext& ctx, const std::optional<std::string
 // An upper bound on the events a CALL maps to, known before the handler runs: every mapper
 // emits at most one event per meterValue entry (at least one per frame), so refusing here keeps
 // state untouched by a frame that is answered with an error.
-size_t events_upper_bound(const json& payload) {
-  if (!payload.is_object()) return 1;
-  const auto it = payload.find("meterValue");
-  if (it == payload.end() || !it->is_array()) return 1;
-  return std::max<size_t>(1, it->size());
+template <typename Value>
+size_t events_upper_bound(const Value& payload) {
+  const auto& meter_values = member_or_null(payload, "meterValue");
+  if (!meter_values.is_array()) return 1;
+  return std::max<size_t>(1, meter_values.size());
+}
+
+// A refused parsed CALL: CALLERROR + Invalid event, the frame stored as it may be (redacted).
+InboundResult refuse_call(const CallContext& ctx, const ActionSpec* spec,
+                          const std::optional<std::string>& redacted, std::string_view text,
+                          std::string_view message_id, const CallError& error) {
+  InboundResult r =
+      refuse(ctx, invalid_call_event(ctx, redacted, text, error.description), message_id, error);
+  r.stored_frame = stored_refused(redacted, text);
+  r.type = MessageType::Call;
+  r.spec = spec;
+  return r;
+}
+
+// The bytes the event ids hash: the payload as dump() writes it (docs/event_contract.md),
+// written by util/json_text at a fraction of dump()'s cost, or straight from the tape in the
+// same order and format. A parsed payload holds valid UTF-8 only, where dump() and the writer's
+// replace rule agree.
+std::string payload_text(const json& payload) { return util::to_json_text(payload); }
+std::string payload_text(const util::JsonTape::Value& payload) {
+  std::string out;
+  payload.append_text(out);
+  return out;
+}
+
+// A CALL that passed every check before its handler, read as a tree or a tape: handle it,
+// check the response, answer, map to events. One code for both roads, so they cannot drift.
+template <typename Value, typename Handle, typename Map>
+InboundResult answer_call(const Protocol& protocol, CallContext& ctx, const ActionSpec& spec,
+                          std::string_view message_id, const Value& payload, Handle handle,
+                          Map to_events, const ValidationOutcome& request_check,
+                          const std::optional<std::string>& redacted, std::string_view text) {
+  auto refuse_this = [&](const CallError& error) {
+    return refuse_call(ctx, &spec, redacted, text, message_id, error);
+  };
+  HandleResult handled;
+  try {
+    handled = handle(ctx, payload);
+  } catch (const json::exception& e) {
+    // Only reachable in lenient mode: the payload broke the schema in a way the handler needs.
+    CallError error{
+        request_check.ok ? RpcError::InternalError : request_check.code,
+        request_check.ok ? std::string("handler failed: ") + e.what() : request_check.summary()};
+    return refuse_this(error);
+  }
+  if (auto* error = std::get_if<CallError>(&handled)) return refuse_this(*error);
+
+  json& response = std::get<json>(handled);
+  const ValidationOutcome response_check =
+      protocol.schemas.validate(schema_name(protocol, spec.action, true), response);
+  if (!response_check.ok) {
+    // Our own defect; never send a response that breaks the schema.
+    return refuse_this({RpcError::InternalError, "gateway produced an invalid " +
+                                                     std::string(spec.action) +
+                                                     " response: " + response_check.summary()});
+  }
+
+  InboundResult r;
+  r.type = MessageType::Call;
+  r.spec = &spec;
+  r.stored_frame = redacted;
+  r.reply = serialize_call_result(message_id, response);
+  r.certificate_to_sign = std::move(ctx.certificate_to_sign);
+  try {
+    EventBuilder builder(ctx, payload_text(payload));
+    to_events(ctx, payload, response, builder);
+    if (ctx.security_finding) builder.add(EventType::SecurityEvent).extra = *ctx.security_finding;
+    r.events = std::move(builder).finish();
+  } catch (const json::exception& e) {
+    // The handler has answered and may have changed state, so the reply stands; the frame is
+    // kept whole as an Invalid event rather than lost.
+    r.error = std::string("mapping failed: ") + e.what();
+    r.events.clear();
+    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
+  }
+  if (r.events.size() > ctx.policy.max_events_per_frame) {
+    // A mapper beyond events_upper_bound: the reply stands (the handler ran), the batch does not.
+    r.error = std::to_string(r.events.size()) + " events exceed max_events_per_frame";
+    r.events.clear();
+    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
+  }
+  return r;
+}
+
+bool too_large_for(const CallContext& ctx, std::string_view action, size_t bytes) {
+  const auto& large = ctx.policy.large_call_actions;
+  return bytes > ctx.policy.max_call_bytes &&
+         std::find(large.begin(), large.end(), action) == large.end();
+}
+
+// The hot actions' road (ActionSpec::tape_handle): the frame read into a per-thread tape, the
+// schema's fast check over it, the handler and mapper instantiated for it. Taken only where it
+// is certain to give what the tree gives: a strict-mode CALL of such an action that the tape
+// reads, that holds no id token (those are stored redacted, from the tree) and that every check
+// before the handler passes. nullopt otherwise: the tree road then decides, with its errors.
+std::optional<InboundResult> dispatch_from_tape(const Protocol& protocol, CallContext& ctx,
+                                                std::string_view text) {
+  if (ctx.mode != ValidationMode::Strict || !ctx.policy.tape_reads || may_hold_token(text))
+    return std::nullopt;
+  thread_local util::JsonTape tape;
+  if (!tape.read(text, kMaxNestingDepth)) return std::nullopt;
+  const util::JsonTape::Value frame = tape.root();
+  if (!frame.is_array() || frame.size() != 4) return std::nullopt;
+  util::JsonTape::Value parts[4];
+  size_t n = 0;
+  util::all_elements(frame, [&](const util::JsonTape::Value& v) {
+    parts[n++] = v;
+    return true;
+  });
+  const auto& [type, id, action, payload] = parts;
+  if (!type.is_number_unsigned() || type.unsigned_value() != 2 || !id.is_string() ||
+      id.string().empty() || id.string().size() > kMaxMessageIdLength || !action.is_string() ||
+      !payload.is_object())
+    return std::nullopt;
+  const ActionSpec* spec = protocol.find(action.string());
+  if (!spec || !spec->tape_handle) return std::nullopt;
+  ctx.message_id = std::string(id.string());
+  ctx.action = clip(action.string());
+  if (!ctx.state.accepts_call(ctx) || too_large_for(ctx, spec->action, text.size()) ||
+      events_upper_bound(payload) > ctx.policy.max_events_per_frame ||
+      !protocol.schemas.fast_accepts(schema_name(protocol, spec->action, false), payload))
+    return std::nullopt;
+  InboundResult r = answer_call(protocol, ctx, *spec, ctx.message_id, payload, spec->tape_handle,
+                                spec->tape_to_events, ValidationOutcome{}, std::nullopt, text);
+  r.from_tape = true;
+  return r;
 }
 
 }  // namespace
@@ -134,6 +265,7 @@ bool Protocol::is_csms_call(std::string_view action) const {
 
 InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std::string_view text) {
   CallContext ctx = caller;
+  if (auto from_tape = dispatch_from_tape(protocol, ctx, text)) return std::move(*from_tape);
   ParseResult parsed = parse_frame(text);
   if (!parsed.frame) {
     ctx.message_id = clip(parsed.message_id.value_or(""));
@@ -157,33 +289,26 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
   ctx.action = clip(frame.action);
   const std::optional<std::string> redacted = redacted_call(ctx, frame, text);
   const ActionSpec* spec = protocol.find(frame.action);
-  auto refuse_call = [&](const CallError& error) {
-    InboundResult r = refuse(ctx, invalid_call_event(ctx, redacted, text, error.description),
-                             frame.message_id, error);
-    r.stored_frame = stored_refused(redacted, text);
-    r.type = MessageType::Call;
-    r.spec = spec;
-    return r;
+  auto refuse_this = [&](const CallError& error) {
+    return refuse_call(ctx, spec, redacted, text, frame.message_id, error);
   };
-  if (!spec) return refuse_call({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
+  if (!spec) return refuse_this({RpcError::NotImplemented, "unknown action '" + ctx.action + "'"});
   // After a BootNotification answered Pending or Rejected the charge point must not send other
   // requests (OCPP 1.6 section 4.2). OCPP 2.0.1 B01.FR.10 and B02.FR.09 give the CSMS's answer
   // to one that does anyway: CALLERROR SecurityError, a code 1.6 OCPP-J defines too, so both
   // versions get it. A charge point that has not booted on this gateway is not refused: after
   // a reconnect it need not boot again (OCPP-J 1.6 / 2.0.1 part 4).
   if (frame.action != "BootNotification" && !ctx.state.accepts_call(ctx))
-    return refuse_call({RpcError::SecurityError,
+    return refuse_this({RpcError::SecurityError,
                         ctx.action + " before the charge point's registration was accepted"});
-  if (text.size() > ctx.policy.max_call_bytes &&
-      std::find(ctx.policy.large_call_actions.begin(), ctx.policy.large_call_actions.end(),
-                frame.action) == ctx.policy.large_call_actions.end())
-    return refuse_call({RpcError::GenericError,
+  if (too_large_for(ctx, frame.action, text.size()))
+    return refuse_this({RpcError::GenericError,
                         ctx.action + " of " + std::to_string(text.size()) + " bytes; at most " +
                             std::to_string(ctx.policy.max_call_bytes) + " for this action"});
 
   if (const size_t bound = events_upper_bound(frame.payload);
       bound > ctx.policy.max_events_per_frame)
-    return refuse_call({RpcError::OccurrenceConstraintViolation,
+    return refuse_this({RpcError::OccurrenceConstraintViolation,
                         std::to_string(bound) + " meterValue entries; at most " +
                             std::to_string(ctx.policy.max_events_per_frame) + " per frame"});
 
@@ -191,60 +316,12 @@ InboundResult dispatch(const Protocol& protocol, const CallContext& caller, std:
       protocol.schemas.validate(schema_name(protocol, frame.action, false), frame.payload);
   if (!request_check.ok) {
     if (ctx.mode == ValidationMode::Strict)
-      return refuse_call({request_check.code, request_check.summary()});
+      return refuse_this({request_check.code, request_check.summary()});
     ctx.flags.emplace_back(analytics::flag::kSchemaViolation);
     ctx.violations = violations_json(request_check);
   }
-
-  HandleResult handled;
-  try {
-    handled = spec->handle(ctx, frame.payload);
-  } catch (const json::exception& e) {
-    // Only reachable in lenient mode: the payload broke the schema in a way the handler needs.
-    CallError error{
-        request_check.ok ? RpcError::InternalError : request_check.code,
-        request_check.ok ? std::string("handler failed: ") + e.what() : request_check.summary()};
-    return refuse_call(error);
-  }
-  if (auto* error = std::get_if<CallError>(&handled)) return refuse_call(*error);
-
-  json& response = std::get<json>(handled);
-  const ValidationOutcome response_check =
-      protocol.schemas.validate(schema_name(protocol, frame.action, true), response);
-  if (!response_check.ok) {
-    // Our own defect; never send a response that breaks the schema.
-    return refuse_call({RpcError::InternalError, "gateway produced an invalid " + frame.action +
-                                                     " response: " + response_check.summary()});
-  }
-
-  InboundResult r;
-  r.type = MessageType::Call;
-  r.spec = spec;
-  r.stored_frame = redacted;
-  r.reply = serialize_call_result(frame.message_id, response);
-  r.certificate_to_sign = std::move(ctx.certificate_to_sign);
-  try {
-    // The payload's bytes as dump() gives them (docs/event_contract.md: event ids hash the
-    // payload as serialised JSON), written by util/json_text at a fraction of dump()'s cost. A
-    // parsed payload holds valid UTF-8 only, where dump() and the writer's replace rule agree.
-    EventBuilder builder(ctx, util::to_json_text(frame.payload));
-    spec->to_events(ctx, frame.payload, response, builder);
-    if (ctx.security_finding) builder.add(EventType::SecurityEvent).extra = *ctx.security_finding;
-    r.events = std::move(builder).finish();
-  } catch (const json::exception& e) {
-    // The handler has answered and may have changed state, so the reply stands; the frame is
-    // kept whole as an Invalid event rather than lost.
-    r.error = std::string("mapping failed: ") + e.what();
-    r.events.clear();
-    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
-  }
-  if (r.events.size() > ctx.policy.max_events_per_frame) {
-    // A mapper beyond events_upper_bound: the reply stands (the handler ran), the batch does not.
-    r.error = std::to_string(r.events.size()) + " events exceed max_events_per_frame";
-    r.events.clear();
-    r.events.push_back(invalid_call_event(ctx, redacted, text, r.error));
-  }
-  return r;
+  return answer_call(protocol, ctx, *spec, frame.message_id, frame.payload, spec->handle,
+                     spec->to_events, request_check, redacted, text);
 }
 
 Event invalid_event(const CallContext& ctx, std::string_view raw, std::string_view reason) {

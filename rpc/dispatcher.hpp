@@ -32,6 +32,9 @@ struct InboundResult {
   std::optional<RpcError> error_code;
   // An accepted SignCertificate: the session has it signed once `reply` is sent.
   std::optional<CertificateRequest> certificate_to_sign;
+  // The frame was read into a tape, not a tree (rpc/action.hpp, TapeHandleFn): for the tests
+  // and benchmarks that hold the two roads to the same result.
+  bool from_tape = false;
 };
 
 // `caller` is the connection's context (who, when, mode, state, write set); the frame's own

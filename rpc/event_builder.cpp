@@ -44,15 +44,16 @@ std::vector<Event> EventBuilder::finish() && {
   return std::move(events_);
 }
 
-void set_device_time(Event& e, const json& timestamp) {
+template <typename Value>
+void set_device_time(Event& e, const Value& timestamp) {
   if (timestamp.is_null()) return;  // the message has no device time
   if (timestamp.is_string()) {
-    if (auto ms = util::parse_rfc3339_ms(timestamp.get_ref<const std::string&>())) {
+    if (auto ms = util::parse_rfc3339_ms(util::json_string(timestamp))) {
       e.event_ts_ms = *ms;
       return;
     }
   }
-  e.extra["raw_timestamp"] = timestamp;
+  e.extra["raw_timestamp"] = util::to_tree(timestamp);
   if (std::find(e.flags.begin(), e.flags.end(), "INVALID_TIMESTAMP") == e.flags.end())
     e.flags.emplace_back("INVALID_TIMESTAMP");
 }
@@ -61,8 +62,9 @@ std::string hash_token(const CallContext& ctx, std::string_view token) {
   return analytics::hash_id_token(ctx.policy.id_token_secret, token);
 }
 
+template <typename Value>
 void apply_sampled_value(Event& e, std::string_view measurand, std::string_view unit,
-                         std::optional<double> value, const json& raw) {
+                         std::optional<double> value, const Value& raw) {
   const bool total = !raw.contains("phase");
   auto scaled = [&](std::string_view base, std::string_view kilo) -> std::optional<double> {
     if (!value) return std::nullopt;
@@ -103,17 +105,29 @@ void apply_sampled_value(Event& e, std::string_view measurand, std::string_view 
     *column = normalised;
     return;
   }
-  e.extra["sampled_values"].push_back(raw);
+  e.extra["sampled_values"].push_back(util::to_tree(raw));
 }
 
-void keep_unknown_fields(Event& e, const json& payload,
+template <typename Value>
+void keep_unknown_fields(Event& e, const Value& payload,
                          std::initializer_list<std::string_view> known) {
-  if (!payload.is_object()) return;
-  for (auto it = payload.begin(); it != payload.end(); ++it) {
-    if (std::find(known.begin(), known.end(), it.key()) == known.end())
-      e.extra[it.key()] = it.value();
-  }
+  util::all_members(payload, [&](std::string_view key, const Value& value) {
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      e.extra[std::string(key)] = util::to_tree(value);
+    return true;
+  });
 }
+
+// The two representations a frame is read into (util/json_tape.hpp).
+template void set_device_time(Event&, const json&);
+template void set_device_time(Event&, const util::JsonTape::Value&);
+template void apply_sampled_value(Event&, std::string_view, std::string_view, std::optional<double>,
+                                  const json&);
+template void apply_sampled_value(Event&, std::string_view, std::string_view, std::optional<double>,
+                                  const util::JsonTape::Value&);
+template void keep_unknown_fields(Event&, const json&, std::initializer_list<std::string_view>);
+template void keep_unknown_fields(Event&, const util::JsonTape::Value&,
+                                  std::initializer_list<std::string_view>);
 
 std::string normalize_status(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);

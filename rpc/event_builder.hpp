@@ -12,6 +12,7 @@
 
 #include "analytics/event.hpp"
 #include "rpc/action.hpp"
+#include "util/json_tape.hpp"
 
 namespace ocppgw::rpc {
 
@@ -39,7 +40,9 @@ class EventBuilder {
 // Sets event_ts from a device timestamp (null: none sent). An unparsable or non-string value
 // keeps the ingest time, is stored in extra.raw_timestamp and flags INVALID_TIMESTAMP so
 // analytics can quarantine it.
-void set_device_time(analytics::Event& e, const nlohmann::json& timestamp);
+// Value: a tree (nlohmann::json) or a tape (util/json_tape.hpp), as in the helpers below.
+template <typename Value>
+void set_device_time(analytics::Event& e, const Value& timestamp);
 
 // HMAC of an id token with the configured secret.
 std::string hash_token(const CallContext& ctx, std::string_view token);
@@ -50,11 +53,13 @@ std::string hash_token(const CallContext& ctx, std::string_view token);
 // including phase readings and signed data, is appended to extra.sampled_values unchanged.
 // A value that is not finite once scaled fills no column either: it is kept the same way and
 // flags VALUE_OUT_OF_RANGE.
+template <typename Value>
 void apply_sampled_value(analytics::Event& e, std::string_view measurand, std::string_view unit,
-                         std::optional<double> value, const nlohmann::json& raw_sampled_value);
+                         std::optional<double> value, const Value& raw_sampled_value);
 
 // Copies the members of `payload` whose names are not in `known` into e.extra.
-void keep_unknown_fields(analytics::Event& e, const nlohmann::json& payload,
+template <typename Value>
+void keep_unknown_fields(analytics::Event& e, const Value& payload,
                          std::initializer_list<std::string_view> known);
 
 // Normalised connector status: upper snake case of the OCPP enum ("SuspendedEV" ->

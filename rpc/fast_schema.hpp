@@ -26,6 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_tape.hpp"
+
 namespace ocppgw::rpc {
 
 // RFC 3339 section 5.6 date-time: "T" (or "t") between date and time, a zone of Z or +hh:mm,
@@ -41,7 +43,9 @@ class FastSchema {
   // nullptr when the schema document uses a keyword or form the fast path does not check.
   static std::unique_ptr<FastSchema> compile(const nlohmann::json& document);
 
-  bool accepts(const nlohmann::json& instance) const { return accepts(*root_, instance); }
+  // The parsed frame, as a tree or as a tape (util/json_tape.hpp): the same checks, one code.
+  bool accepts(const nlohmann::json& instance) const;
+  bool accepts(const util::JsonTape::Value& instance) const;
 
  private:
   enum class Type : uint8_t { Any, Object, Array, String, Integer, Number, Boolean };
@@ -55,7 +59,7 @@ class FastSchema {
     Type type = Type::Any;
     const Node* ref = nullptr;  // "$ref": the whole node is the referenced one
     // objects
-    std::vector<Property> properties;  // sorted by name
+    std::vector<Property> properties;  // sorted by shorter_or_before (fast_schema.cpp)
     size_t required_listed = 0;        // how many properties are required
     std::vector<std::string> required_unlisted;
     bool additional_properties = true;
@@ -67,13 +71,14 @@ class FastSchema {
     size_t max_length_bytes = std::numeric_limits<size_t>::max();
     bool date_time = false;
     bool has_enum = false;
-    std::vector<std::string> enum_values;  // sorted
+    std::vector<std::string> enum_values;  // sorted by shorter_or_before
     // numbers
     std::optional<double> minimum, maximum, multiple_of;
   };
   class Compiler;
 
-  bool accepts(const Node& node, const nlohmann::json& value) const;
+  template <typename Value>
+  bool accepts(const Node& node, const Value& value) const;
 
   std::deque<Node> nodes_;  // stable addresses; the tree points into it
   const Node* root_ = nullptr;

@@ -66,36 +66,6 @@ json without_paths(const json& object, const std::vector<std::string_view>& path
 
 }  // namespace
 
-std::optional<std::string_view> string_member(const json& object, std::string_view key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return std::nullopt;
-  return std::string_view(it->get_ref<const std::string&>());
-}
-
-std::optional<int64_t> as_integer(const json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    // 2^63 is exactly representable; anything at or above it would overflow the cast.
-    if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
-        d < 9223372036854775808.0)
-      return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t> int_member(const json& object, std::string_view key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  return it == object.end() ? std::nullopt : as_integer(*it);
-}
-
 int64_t required_int_member(const json& object, std::string_view key) {
   const json& v = object.at(key);
   if (auto i = as_integer(v)) return *i;
@@ -162,7 +132,7 @@ const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
 }
 
 void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
-                             SampledValueReader read) {
+                             SampledValueReader<json> read) {
   for (const json* entry : group.entries) {
     if (!entry->is_object()) {
       e.extra["meter_value_details"].push_back(*entry);
@@ -181,13 +151,14 @@ void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
   }
 }
 
-void apply_sampled_values(analytics::Event& e, const json& sampled_values,
-                          SampledValueReader read) {
+template <typename Value>
+void apply_sampled_values(analytics::Event& e, const Value& sampled_values,
+                          SampledValueReader<Value> read) {
   if (!sampled_values.is_array()) return;
-  for (const json& sv : sampled_values) {
+  util::all_elements(sampled_values, [&](const Value& sv) {
     if (!sv.is_object()) {
-      e.extra["sampled_values"].push_back(sv);
-      continue;
+      e.extra["sampled_values"].push_back(util::to_tree(sv));
+      return true;
     }
     const SampledReading r = read(sv);
     bool was_set[std::size(kColumns)];
@@ -197,15 +168,20 @@ void apply_sampled_values(analytics::Event& e, const json& sampled_values,
     for (size_t i = 0; i < std::size(kColumns); ++i) {
       if (was_set[i] || !(e.*kColumns[i].field)) continue;
       json attributes = json::object();
-      for (auto it = sv.begin(); it != sv.end(); ++it) {
-        if (std::find(kColumnMembers.begin(), kColumnMembers.end(), it.key()) ==
-            kColumnMembers.end())
-          attributes[it.key()] = it.value();
-      }
+      util::all_members(sv, [&](std::string_view key, const Value& member) {
+        if (std::find(kColumnMembers.begin(), kColumnMembers.end(), key) == kColumnMembers.end())
+          attributes[std::string(key)] = util::to_tree(member);
+        return true;
+      });
       if (!attributes.empty())
         e.extra["sampled_value_attributes"][std::string(kColumns[i].name)] = std::move(attributes);
     }
-  }
+    return true;
+  });
 }
+
+template void apply_sampled_values(analytics::Event&, const json&, SampledValueReader<json>);
+template void apply_sampled_values(analytics::Event&, const util::JsonTape::Value&,
+                                   SampledValueReader<util::JsonTape::Value>);
 
 }  // namespace ocppgw::rpc

@@ -8,6 +8,7 @@
 // functions; no state; safe from any thread.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -18,26 +19,63 @@
 
 #include "analytics/event.hpp"
 #include "rpc/action.hpp"
+#include "util/json_tape.hpp"
 
 namespace ocppgw::rpc {
 
 // ---- reading payload members without throwing ----
 // Mappers run after validation, but in lenient mode a member may still have the wrong type;
-// these return nullopt/nullptr instead of throwing, so mapping never fails a frame.
-std::optional<std::string_view> string_member(const nlohmann::json& object, std::string_view key);
+// these return nullopt/nullptr instead of throwing, so mapping never fails a frame. The
+// templates read a tree (nlohmann::json) or a tape (util/json_tape.hpp) alike.
+
+// The member, or a static null when absent. Unlike json::value() it returns a reference into
+// `object`, so pointers taken from it (MeterValueGroup) stay valid while `object` lives.
+const nlohmann::json& member_or_null(const nlohmann::json& object, std::string_view key);
+// The same for a tape: an Absent value, which reads as null, when there is no such member.
+inline util::JsonTape::Value member_or_null(const util::JsonTape::Value& object,
+                                            std::string_view key) {
+  return object.member(key);
+}
+
+template <typename Value>
+std::optional<std::string_view> string_member(const Value& object, std::string_view key) {
+  const auto& v = member_or_null(object, key);
+  if (!v.is_string()) return std::nullopt;
+  return util::json_string(v);
+}
+
 // An integer: JSON integers in int64 range, and floats with an integral value (a deterministic
 // repair; anything else is not guessed). Never converts out of range: that is undefined
 // behaviour, and lenient mode lets any number through (fuzz/regressions/dispatch201_fuzz).
-std::optional<int64_t> as_integer(const nlohmann::json& value);
-std::optional<int64_t> int_member(const nlohmann::json& object, std::string_view key);
+template <typename Value>
+std::optional<int64_t> as_integer(const Value& v) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = util::json_unsigned(v);
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return util::json_signed(v);
+  if (v.is_number_float()) {
+    const double d = util::json_number(v);
+    // 2^63 is exactly representable; anything at or above it would overflow the cast.
+    if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
+        d < 9223372036854775808.0)
+      return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+template <typename Value>
+std::optional<int64_t> int_member(const Value& object, std::string_view key) {
+  const auto& v = member_or_null(object, key);
+  return v.is_null() ? std::nullopt : as_integer(v);
+}
+
 // A member a handler cannot do without: throws json::out_of_range when it is missing and
 // json::type_error when as_integer() refuses it, which rpc::dispatch turns into the CALLERROR
 // the schema check named.
 int64_t required_int_member(const nlohmann::json& object, std::string_view key);
 const nlohmann::json* object_member(const nlohmann::json& object, std::string_view key);
-// The member, or a static null when absent. Unlike json::value() it returns a reference into
-// `object`, so pointers taken from it (MeterValueGroup) stay valid while `object` lives.
-const nlohmann::json& member_or_null(const nlohmann::json& object, std::string_view key);
 
 // Copies into e.extra everything in `payload` except the members a mapper turned into columns,
 // named by slash paths ("transactionInfo/transactionId"). Nesting is kept, and objects left
@@ -61,7 +99,8 @@ struct SampledReading {
   std::string_view unit;        // "" means the measurand's base unit
   std::optional<double> value;  // already scaled by any multiplier; nullopt if not a number
 };
-using SampledValueReader = SampledReading (*)(const nlohmann::json& sampled_value);
+template <typename Value>
+using SampledValueReader = SampledReading (*)(const Value& sampled_value);
 
 // The meterValue entries of one frame that share an instant, in order of first appearance.
 struct MeterValueGroup {
@@ -82,14 +121,15 @@ const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
 // of an entry (and entries that are not objects) go to extra.meter_value_details. Does not
 // touch event_ts: the caller decides whose time the event carries.
 void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
-                             SampledValueReader read);
+                             SampledValueReader<nlohmann::json> read);
 
 // Applies each element of one sampledValue array with rpc::apply_sampled_value; elements that
 // are not objects go to extra.sampled_values. What a column cannot hold is kept: the other
 // members of a value that filled a column (context, location, format, signedMeterValue,
 // customData) go to extra.sampled_value_attributes.<column> (e.g. .meter_wh). A non-array
 // yields nothing: the caller decides where it is kept.
-void apply_sampled_values(analytics::Event& e, const nlohmann::json& sampled_values,
-                          SampledValueReader read);
+template <typename Value>
+void apply_sampled_values(analytics::Event& e, const Value& sampled_values,
+                          SampledValueReader<Value> read);
 
 }  // namespace ocppgw::rpc

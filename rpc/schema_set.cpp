@@ -206,6 +206,11 @@ bool SchemaSet::has_fast_path(std::string_view name) const {
   return it != schemas_.end() && it->second->fast != nullptr;
 }
 
+bool SchemaSet::fast_accepts(std::string_view name, const util::JsonTape::Value& instance) const {
+  auto it = schemas_.find(name);
+  return it != schemas_.end() && it->second->fast && it->second->fast->accepts(instance);
+}
+
 ValidationOutcome SchemaSet::validate(std::string_view name, const nlohmann::json& instance) const {
   auto it = schemas_.find(name);
   // Most frames are valid: the fast path vouches for them; anything it cannot vouch for gets

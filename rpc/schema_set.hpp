@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rpc/rpc_error.hpp"
+#include "util/json_tape.hpp"
 
 namespace ocppgw::rpc {
 
@@ -46,6 +47,9 @@ class SchemaSet {
   // for the tests and the fuzz target that hold the two to the same answers.
   ValidationOutcome validate_reference(std::string_view name, const nlohmann::json& instance) const;
   bool has_fast_path(std::string_view name) const;
+  // True when the schema's fast check vouches for an instance read into a tape
+  // (util/json_tape.hpp); false says nothing: read it as a tree and validate() that.
+  bool fast_accepts(std::string_view name, const util::JsonTape::Value& instance) const;
 
  private:
   struct Compiled;

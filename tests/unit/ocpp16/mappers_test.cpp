@@ -243,9 +243,9 @@ TEST(Ocpp16SampledValue, ReadsDecimalStringsWithTheUnitBesideThem) {
   EXPECT_EQ(r.measurand, "Power.Active.Import");
   EXPECT_EQ(r.unit, "kW");
   EXPECT_EQ(r.value, 7.5);
-  EXPECT_FALSE(read_sampled_value({{"value", "7"}, {"unit", 3}}).value);  // mistyped unit
-  EXPECT_FALSE(read_sampled_value({{"value", "7"}, {"format", "SignedData"}}).value);
-  EXPECT_FALSE(read_sampled_value({{"value", "7e"}}).value);
+  EXPECT_FALSE(read_sampled_value(json{{"value", "7"}, {"unit", 3}}).value);  // mistyped unit
+  EXPECT_FALSE(read_sampled_value(json{{"value", "7"}, {"format", "SignedData"}}).value);
+  EXPECT_FALSE(read_sampled_value(json{{"value", "7e"}}).value);
 }
 
 TEST_F(Ocpp16Test, StartTransactionEventCarriesTheAssignedId) {

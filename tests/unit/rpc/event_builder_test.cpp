@@ -41,32 +41,32 @@ TEST(RpcEventBuilder, DeviceTimeIsParsedOrKeptAndFlagged) {
   set_device_time(e, json());
   EXPECT_EQ(e.event_ts_ms, 1);
   EXPECT_TRUE(e.flags.empty());
-  set_device_time(e, "2025-01-01T01:00:00+01:00");
+  set_device_time(e, json("2025-01-01T01:00:00+01:00"));
   EXPECT_EQ(e.event_ts_ms, *util::parse_rfc3339_ms("2025-01-01T00:00:00Z"));
   Event bad;
-  set_device_time(bad, "2025-02-30T00:00:00Z");
+  set_device_time(bad, json("2025-02-30T00:00:00Z"));
   EXPECT_EQ(bad.extra["raw_timestamp"], "2025-02-30T00:00:00Z");
   EXPECT_EQ(bad.flags, std::vector<std::string>{"INVALID_TIMESTAMP"});
   Event number;
-  set_device_time(number, 1735689600);
+  set_device_time(number, json(1735689600));
   EXPECT_EQ(number.extra["raw_timestamp"], 1735689600);
   EXPECT_EQ(number.flags, std::vector<std::string>{"INVALID_TIMESTAMP"});
 }
 
 TEST(RpcEventBuilder, SampledValuesAreNormalisedOrKept) {
   Event e;
-  apply_sampled_value(e, "", "", 10.0, {{"value", "10"}});
+  apply_sampled_value(e, "", "", 10.0, json{{"value", "10"}});
   EXPECT_EQ(e.meter_wh, 10.0);
-  apply_sampled_value(e, "Energy.Active.Import.Register", "kWh", 2.0, {{"value", "2"}});
+  apply_sampled_value(e, "Energy.Active.Import.Register", "kWh", 2.0, json{{"value", "2"}});
   EXPECT_EQ(e.meter_wh, 10.0);  // first reading wins; the second is kept
   EXPECT_EQ(e.extra["sampled_values"].size(), 1u);
-  apply_sampled_value(e, "Power.Active.Import", "kW", 11.0, {{"value", "11"}});
+  apply_sampled_value(e, "Power.Active.Import", "kW", 11.0, json{{"value", "11"}});
   EXPECT_EQ(e.power_w, 11000.0);
-  apply_sampled_value(e, "Voltage", "V", 230.0, {{"value", "230"}, {"phase", "L1-N"}});
+  apply_sampled_value(e, "Voltage", "V", 230.0, json{{"value", "230"}, {"phase", "L1-N"}});
   EXPECT_FALSE(e.voltage_v);
-  apply_sampled_value(e, "SoC", "Percent", 80.0, {{"value", "80"}});
+  apply_sampled_value(e, "SoC", "Percent", 80.0, json{{"value", "80"}});
   EXPECT_EQ(e.soc_pct, 80.0);
-  apply_sampled_value(e, "Current.Import", "mA", 5.0, {{"value", "5"}});
+  apply_sampled_value(e, "Current.Import", "mA", 5.0, json{{"value", "5"}});
   EXPECT_FALSE(e.current_a);  // unknown unit: never guessed
   EXPECT_EQ(e.extra["sampled_values"].size(), 3u);
 }
@@ -82,7 +82,7 @@ TEST(RpcEventBuilder, StatusesAreNormalised) {
 
 TEST(RpcEventBuilder, UnknownFieldsAreKept) {
   Event e;
-  keep_unknown_fields(e, {{"a", 1}, {"b", {{"c", 2}}}, {"known", 3}}, {"known"});
+  keep_unknown_fields(e, json{{"a", 1}, {"b", {{"c", 2}}}, {"known", 3}}, {"known"});
   EXPECT_EQ(e.extra, (json{{"a", 1}, {"b", {{"c", 2}}}}));
 }
 
