@@ -1,13 +1,17 @@
 // fuzz/frame_fuzz.cpp: the OCPP-J frame parser on arbitrary text. It must never throw, and a
 // frame it accepts must come back the same through the serializer (what the gateway stores
 // and forwards is what the charge point sent). The fast JSON reader (util/json_read.hpp) must
-// agree with json::parse wherever it answers: same tree, same number types.
+// agree with json::parse wherever it answers: same tree, same number types; a tape must agree
+// with that reader wherever it reads.
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "rpc/frame.hpp"
 #include "util/json_read.hpp"
+#include "util/json_tape.hpp"
+#include "util/json_text.hpp"
 
 using namespace ocppgw::rpc;
 
@@ -18,6 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
     // dump() tells number types apart (1 vs 1.0) where operator== does not.
     if (reference.is_discarded() || *fast != reference || fast->dump() != reference.dump())
+      std::abort();
+  }
+  // A tape (util/json_tape.hpp) reads only what the fast reader reads, to the same text.
+  static ocppgw::util::JsonTape tape;
+  if (tape.read(text, kMaxNestingDepth)) {
+    const auto tree = ocppgw::util::try_parse_json(text, kMaxNestingDepth);
+    std::string written;
+    tape.root().append_text(written);
+    if (!tree || written != ocppgw::util::to_json_text(*tree) ||
+        tape.root().to_tree().dump() != tree->dump())
       std::abort();
   }
   const ParseResult parsed = parse_frame(text);
