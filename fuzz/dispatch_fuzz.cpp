@@ -19,6 +19,7 @@
 #include "rpc/dispatcher.hpp"
 #include "rpc/frame.hpp"
 #include "tests/support/fake_csms_state.hpp"
+#include "tests/unit/rpc/context.hpp"
 #ifdef OCPPGW_FUZZ_VERSION_201
 #include "ocpp201/protocol.hpp"
 namespace version = ocppgw::ocpp201;
@@ -40,17 +41,8 @@ void same_as_the_tree_road(const rpc::Protocol& protocol, const rpc::CallContext
   testing::FakeCsmsState state;
   rpc::Policy policy = ctx.policy;
   policy.tape_reads = false;
-  rpc::CallContext tree_ctx{.charge_point_id = ctx.charge_point_id,
-                            .version = ctx.version,
-                            .message_id = {},
-                            .action = {},
-                            .ingest_ts_ms = ctx.ingest_ts_ms,
-                            .mode = ctx.mode,
-                            .policy = policy,
-                            .state = state,
-                            .writes = nullptr,
-                            .flags = {},
-                            .violations = nlohmann::json::array()};
+  const rpc::CallContext tree_ctx = rpc::make_context(policy, state, ctx.charge_point_id, ctx.mode,
+                                                      ctx.ingest_ts_ms, ctx.version);
   const rpc::InboundResult tree = rpc::dispatch(protocol, tree_ctx, text);
   if (tree.from_tape || r.reply != tree.reply || r.error != tree.error ||
       r.error_code != tree.error_code || r.stored_frame != tree.stored_frame ||
@@ -83,18 +75,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   testing::FakeCsmsState state;
   rpc::Policy policy{
       .heartbeat_interval_s = 300, .id_token_secret = "fuzz-secret", .gateway_node = "node-fuzz"};
-  rpc::CallContext ctx{
-      .charge_point_id = "CP-FUZZ",
-      .version = kVersion,
-      .message_id = {},
-      .action = {},
-      .ingest_ts_ms = 1717236000000,
-      .mode = (data[0] & 1) ? rpc::ValidationMode::Lenient : rpc::ValidationMode::Strict,
-      .policy = policy,
-      .state = state,
-      .writes = nullptr,
-      .flags = {},
-      .violations = nlohmann::json::array()};
+  const rpc::CallContext ctx =
+      rpc::make_context(policy, state, "CP-FUZZ",
+                        (data[0] & 1) ? rpc::ValidationMode::Lenient : rpc::ValidationMode::Strict,
+                        1717236000000, kVersion);
   const rpc::InboundResult r = rpc::dispatch(protocol, ctx, text);
   const rpc::ParseResult in = rpc::parse_frame(text);
   if (in.frame && in.frame->type == rpc::MessageType::Call) {

@@ -84,15 +84,21 @@ bool JsonReader::array(json& out, size_t depth_left) {
 // Printable ASCII and the two-character escapes only. Bytes above 0x7F (UTF-8, whose validation
 // rules json::parse owns) and \u escapes (surrogate pairs) are handed over, as are control
 // characters, which JSON refuses.
-bool JsonReader::string(std::string& out) {
+bool JsonReader::string(std::string& out, std::string_view* plain) {
   if (!consume('"')) return false;
+  const char* start = at_;
   for (;;) {
     const char* run = at_;
     while (at_ != end_ && *at_ != '"' && *at_ != '\\' && static_cast<unsigned char>(*at_) >= 0x20 &&
            static_cast<unsigned char>(*at_) < 0x80)
       ++at_;
-    out.append(run, at_);
     if (at_ == end_) return false;
+    if (*at_ == '"' && plain && run == start) {
+      *plain = std::string_view(start, static_cast<size_t>(at_ - start));
+      ++at_;
+      return true;
+    }
+    out.append(run, at_);
     if (*at_ == '"') {
       ++at_;
       return true;
@@ -135,7 +141,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // JSON's number grammar, then json::parse's types: an integer without a minus is unsigned, one
 // with it (even -0) signed, anything with a fraction or exponent a double. Integers beyond 64 bits
 // (json::parse makes them doubles) and doubles out of range are handed over.
-bool JsonReader::number(json& out) {
+bool JsonReader::number(Number& out) {
   const char* start = at_;
   const bool negative = consume('-');
   if (at_ == end_ || !is_digit(*at_)) return false;
@@ -158,17 +164,30 @@ bool JsonReader::number(json& out) {
     while (at_ != end_ && is_digit(*at_)) ++at_;
   }
   if (integral && negative) {
-    int64_t v = 0;
-    if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-    out = v;
-  } else if (integral) {
-    uint64_t v = 0;
-    if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-    out = v;
-  } else {
-    double v = 0;
-    if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-    out = v;
+    out.kind = Number::Kind::Signed;
+    return std::from_chars(start, at_, out.i).ec == std::errc();
+  }
+  if (integral) {
+    out.kind = Number::Kind::Unsigned;
+    return std::from_chars(start, at_, out.u).ec == std::errc();
+  }
+  out.kind = Number::Kind::Float;
+  return std::from_chars(start, at_, out.d).ec == std::errc();
+}
+
+bool JsonReader::number(json& out) {
+  Number n;
+  if (!number(n)) return false;
+  switch (n.kind) {
+    case Number::Kind::Signed:
+      out = n.i;
+      break;
+    case Number::Kind::Unsigned:
+      out = n.u;
+      break;
+    case Number::Kind::Float:
+      out = n.d;
+      break;
   }
   return true;
 }

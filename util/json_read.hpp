@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,9 +50,20 @@ class JsonReader {
 
   // Any value, at most `depth_left` arrays and objects deep.
   bool value(nlohmann::json& out, size_t depth_left);
-  // A string (appended to `out`): printable ASCII and the two-character escapes only.
-  bool string(std::string& out);
-  // A number, typed as json::parse types it.
+  // A string (decoded, appended to `out`): printable ASCII and the two-character escapes only.
+  // With `plain`, a string without escapes is not copied: *plain is its text, a view into the
+  // input, and `out` is left as it was (util/json_tape.hpp keeps strings in the text).
+  bool string(std::string& out, std::string_view* plain = nullptr);
+
+  // A number as json::parse types it: an integer without a minus unsigned, with one signed,
+  // anything with a fraction or exponent a double.
+  struct Number {
+    enum class Kind { Unsigned, Signed, Float } kind = Kind::Unsigned;
+    uint64_t u = 0;
+    int64_t i = 0;
+    double d = 0;
+  };
+  bool number(Number& out);
   bool number(nlohmann::json& out);
 
  private:

@@ -2,47 +2,33 @@
 #include "util/json_tape.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
+#include "util/json_read.hpp"
 #include "util/json_text.hpp"
 
 namespace ocppgw::util {
 
 using nlohmann::json;
 
-// The grammar and the typing of util::JsonReader (util/json_read.cpp), emitting nodes instead of
-// tree values. Each read returns false at the first thing it does not handle.
+// The structure of a document as nodes; the tokens (blanks, literals, strings, numbers) are
+// util::JsonReader's, so a tape reads exactly what the tree road reads. Each read returns false
+// at the first thing it does not handle.
 class JsonTape::Reader {
  public:
   static constexpr size_t kSmallObject = 16;
 
-  Reader(JsonTape& tape, std::string_view text)
-      : tape_(tape), begin_(text.data()), at_(text.data()), end_(text.data() + text.size()) {}
+  Reader(JsonTape& tape, std::string_view text) : tape_(tape), lex_(text) {}
 
   bool document(size_t max_depth) {
-    skip_blanks();
+    lex_.skip_blanks();
     if (!value(max_depth)) return false;
-    skip_blanks();
+    lex_.skip_blanks();
     // Every index fits a Node's 32-bit fields: a frame is far below 4 G nodes.
-    return at_ == end_ && tape_.nodes_.size() < std::numeric_limits<uint32_t>::max();
+    return lex_.at_end() && tape_.nodes_.size() < std::numeric_limits<uint32_t>::max();
   }
 
  private:
-  void skip_blanks() {
-    while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
-  }
-  bool consume(char c) {
-    if (at_ == end_ || *at_ != c) return false;
-    ++at_;
-    return true;
-  }
-  bool literal(std::string_view word) {
-    if (static_cast<size_t>(end_ - at_) < word.size() || std::string_view(at_, word.size()) != word)
-      return false;
-    at_ += word.size();
-    return true;
-  }
   Node& add(Kind kind) {
     Node& n = tape_.nodes_.emplace_back();
     n.kind = kind;
@@ -51,77 +37,53 @@ class JsonTape::Reader {
   }
 
   bool value(size_t depth_left) {
-    if (at_ == end_) return false;
-    switch (*at_) {
-      case '{':
-        return object(depth_left);
-      case '[':
-        return array(depth_left);
-      case '"':
-        return string();
-      case 't':
-        add(Kind::Boolean).boolean = true;
-        return literal("true");
-      case 'f':
-        add(Kind::Boolean).boolean = false;
-        return literal("false");
-      case 'n':
-        add(Kind::Null);
-        return literal("null");
-      default:
-        return number();
+    if (lex_.next_is('{')) return container(Kind::Object, '}', depth_left);
+    if (lex_.next_is('[')) return container(Kind::Array, ']', depth_left);
+    if (lex_.next_is('"')) return string();
+    if (lex_.next_is('t')) {
+      add(Kind::Boolean).boolean = true;
+      return lex_.literal("true");
     }
+    if (lex_.next_is('f')) {
+      add(Kind::Boolean).boolean = false;
+      return lex_.literal("false");
+    }
+    if (lex_.next_is('n')) {
+      add(Kind::Null);
+      return lex_.literal("null");
+    }
+    return number();
   }
 
-  // Containers: the node first, its children after it; length and end are set at the close.
-  bool object(size_t depth_left) {
+  // An object's members are a key node followed by the value's nodes; the container's node comes
+  // first, its length and end are set at the close.
+  bool container(Kind kind, char close, size_t depth_left) {
     if (depth_left == 0) return false;
-    ++at_;
+    lex_.consume(kind == Kind::Object ? '{' : '[');
     const size_t self = tape_.nodes_.size();
-    add(Kind::Object);
-    uint32_t members = 0;
-    skip_blanks();
-    if (!consume('}')) {
+    add(kind);
+    uint32_t length = 0;
+    lex_.skip_blanks();
+    if (!lex_.consume(close)) {
       for (;;) {
-        skip_blanks();
-        if (at_ == end_ || *at_ != '"' || !string()) return false;
-        skip_blanks();
-        if (!consume(':')) return false;
-        skip_blanks();
+        lex_.skip_blanks();
+        if (kind == Kind::Object) {
+          if (!lex_.next_is('"') || !string()) return false;
+          lex_.skip_blanks();
+          if (!lex_.consume(':')) return false;
+          lex_.skip_blanks();
+        }
         if (!value(depth_left - 1)) return false;
-        ++members;
-        skip_blanks();
-        if (consume('}')) break;
-        if (!consume(',')) return false;
+        ++length;
+        lex_.skip_blanks();
+        if (lex_.consume(close)) break;
+        if (!lex_.consume(',')) return false;
       }
     }
     Node& n = tape_.nodes_[self];
-    n.length = members;
+    n.length = length;
     n.end = static_cast<uint32_t>(tape_.nodes_.size());
-    return !has_duplicate_key(self);
-  }
-
-  bool array(size_t depth_left) {
-    if (depth_left == 0) return false;
-    ++at_;
-    const size_t self = tape_.nodes_.size();
-    add(Kind::Array);
-    uint32_t elements = 0;
-    skip_blanks();
-    if (!consume(']')) {
-      for (;;) {
-        skip_blanks();
-        if (!value(depth_left - 1)) return false;
-        ++elements;
-        skip_blanks();
-        if (consume(']')) break;
-        if (!consume(',')) return false;
-      }
-    }
-    Node& n = tape_.nodes_[self];
-    n.length = elements;
-    n.end = static_cast<uint32_t>(tape_.nodes_.size());
-    return true;
+    return kind != Kind::Object || !has_duplicate_key(self);
   }
 
   // json::parse keeps the last of duplicate keys; a tape cannot drop the first, so it gives up.
@@ -147,118 +109,42 @@ class JsonTape::Reader {
     return std::adjacent_find(large.begin(), large.end()) != large.end();
   }
 
-  // Printable ASCII and the two-character escapes only (JsonReader::string's rule). A string
-  // without escapes stays a view into the text; one with them is decoded into unescaped_.
+  // A string without escapes stays a view into the text; one with them is decoded into
+  // unescaped_ and found by its offset there (the string may grow and move while reading).
   bool string() {
-    ++at_;  // the opening quote
-    const char* start = at_;
-    while (at_ != end_ && *at_ != '"' && *at_ != '\\' && static_cast<unsigned char>(*at_) >= 0x20 &&
-           static_cast<unsigned char>(*at_) < 0x80)
-      ++at_;
-    if (at_ == end_) return false;
-    Node& n = add(Kind::String);
-    if (*at_ == '"') {
-      n.s = start;
-      n.length = static_cast<uint32_t>(at_ - start);
-      ++at_;
-      return true;
-    }
     std::string& out = tape_.unescaped_;
-    // Decoding never lengthens a string, so one reservation of the whole text's size, made
-    // before the first decoded string of a read, keeps every view into `out` valid.
-    if (out.empty()) out.reserve(static_cast<size_t>(end_ - begin_));
     const size_t first = out.size();
-    out.append(start, at_);
-    for (;;) {
-      const char* run = at_;
-      while (at_ != end_ && *at_ != '"' && *at_ != '\\' &&
-             static_cast<unsigned char>(*at_) >= 0x20 && static_cast<unsigned char>(*at_) < 0x80)
-        ++at_;
-      out.append(run, at_);
-      if (at_ == end_) return false;
-      if (*at_ == '"') break;
-      if (*at_ != '\\' || end_ - at_ < 2) return false;
-      char escaped;
-      switch (at_[1]) {
-        case '"':
-        case '\\':
-        case '/':
-          escaped = at_[1];
-          break;
-        case 'b':
-          escaped = '\b';
-          break;
-        case 'f':
-          escaped = '\f';
-          break;
-        case 'n':
-          escaped = '\n';
-          break;
-        case 'r':
-          escaped = '\r';
-          break;
-        case 't':
-          escaped = '\t';
-          break;
-        default:
-          return false;
-      }
-      out += escaped;
-      at_ += 2;
-    }
-    ++at_;
-    Node& decoded = tape_.nodes_.back();  // `n` is still valid: nothing was added since
-    decoded.s = out.data() + first;
-    decoded.length = static_cast<uint32_t>(out.size() - first);
-    decoded.decoded = true;
+    std::string_view plain;
+    if (!lex_.string(out, &plain)) return false;
+    Node& n = add(Kind::String);
+    n.decoded = plain.data() == nullptr;
+    if (n.decoded)
+      n.u = first;
+    else
+      n.s = plain.data();
+    n.length = static_cast<uint32_t>(n.decoded ? out.size() - first : plain.size());
     return true;
   }
 
-  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-  // JSON's number grammar, then json::parse's types (JsonReader::number).
   bool number() {
-    const char* start = at_;
-    const bool negative = consume('-');
-    if (at_ == end_ || !is_digit(*at_)) return false;
-    if (*at_ == '0')
-      ++at_;
-    else
-      while (at_ != end_ && is_digit(*at_)) ++at_;
-    bool integral = true;
-    if (at_ != end_ && *at_ == '.') {
-      integral = false;
-      ++at_;
-      if (at_ == end_ || !is_digit(*at_)) return false;
-      while (at_ != end_ && is_digit(*at_)) ++at_;
-    }
-    if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
-      integral = false;
-      ++at_;
-      if (at_ != end_ && (*at_ == '+' || *at_ == '-')) ++at_;
-      if (at_ == end_ || !is_digit(*at_)) return false;
-      while (at_ != end_ && is_digit(*at_)) ++at_;
-    }
-    if (integral && negative) {
-      int64_t v = 0;
-      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-      add(Kind::Signed).i = v;
-    } else if (integral) {
-      uint64_t v = 0;
-      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-      add(Kind::Unsigned).u = v;
-    } else {
-      double v = 0;
-      if (std::from_chars(start, at_, v).ec != std::errc()) return false;
-      add(Kind::Float).d = v;
+    JsonReader::Number v;
+    if (!lex_.number(v)) return false;
+    switch (v.kind) {
+      case JsonReader::Number::Kind::Unsigned:
+        add(Kind::Unsigned).u = v.u;
+        break;
+      case JsonReader::Number::Kind::Signed:
+        add(Kind::Signed).i = v.i;
+        break;
+      case JsonReader::Number::Kind::Float:
+        add(Kind::Float).d = v.d;
+        break;
     }
     return true;
   }
 
   JsonTape& tape_;
-  const char* begin_;
-  const char* at_;
-  const char* end_;
+  JsonReader lex_;
 };
 
 bool JsonTape::read(std::string_view text, size_t max_depth) {

@@ -53,21 +53,21 @@ class JsonTape {
   struct Node {
     Kind kind = Kind::Null;
     bool boolean = false;
-    bool decoded = false;  // String: had escapes, so `s` points into unescaped_
+    bool decoded = false;  // String: had escapes; decoded into unescaped_ at offset `u`
     uint32_t length = 0;   // String: bytes; Array: elements; Object: members
     uint32_t end = 0;      // one past the last node of this value (a member's key and value: two)
     union {
-      uint64_t u;
-      int64_t i;
-      double d;
-      const char* s;
+      uint64_t u;     // Unsigned; a decoded String's offset in unescaped_
+      int64_t i;      // Signed
+      double d;       // Float
+      const char* s;  // String read without escapes: its text in the document
     };
   };
   class Reader;
   friend class Value;
 
   std::vector<Node> nodes_;
-  std::string unescaped_;  // decoded strings; see Reader::string for why views into it hold
+  std::string unescaped_;  // the strings that had escapes, decoded
 };
 
 // One value of a tape: a node's index. Cheap to copy; valid while the tape is unchanged. A
@@ -92,7 +92,10 @@ class JsonTape::Value {
   int64_t signed_value() const { return node().i; }
   // Any number as a double, as json::get<double>() converts it.
   double number() const;
-  std::string_view string() const { return {node().s, node().length}; }
+  std::string_view string() const {
+    const Node& n = node();
+    return {n.decoded ? tape_->unescaped_.data() + n.u : n.s, n.length};
+  }
   // Elements of an array, members of an object; 0 for null, 1 for other scalars (as nlohmann).
   size_t size() const;
   bool empty() const { return size() == 0; }

@@ -175,11 +175,11 @@ TEST(FastSchema, GivesTheReferenceOutcomeForEveryMutationOfEveryOfficialSchema) 
           if (fast && fast->accepts(instance)) ++fast_accepted;
           // The same instance read into a tape gets the same fast verdict (when the tape reads
           // it: escapes beyond the two-character ones and UTF-8 are left to the tree).
-          const std::string text = instance.dump();
-          if (fast && tape.read(text, kMaxNestingDepth)) {
+          const std::string dumped = instance.dump();
+          if (fast && tape.read(dumped, kMaxNestingDepth)) {
             ++tape_read;
             ASSERT_EQ(fast->accepts(tape.root()), fast->accepts(instance))
-                << v.name << " " << schema << " " << text;
+                << v.name << " " << schema << " " << dumped;
           }
           ASSERT_EQ(served.ok, reference.ok) << v.name << " " << schema << " " << instance.dump();
           ASSERT_EQ(served.code, reference.code) << v.name << " " << schema;

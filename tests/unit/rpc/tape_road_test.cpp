@@ -19,8 +19,9 @@ namespace {
 
 // One history of frames through a state of its own, on the road `tape` chooses.
 struct Road {
-  explicit Road(bool tape, ValidationMode mode = ValidationMode::Strict)
-      : policy{.id_token_secret = "k", .max_events_per_frame = 5, .tape_reads = tape}, mode(mode) {}
+  explicit Road(bool tape, ValidationMode validation = ValidationMode::Strict)
+      : policy{.id_token_secret = "k", .max_events_per_frame = 5, .tape_reads = tape},
+        mode(validation) {}
 
   InboundResult send(const std::string& text) {
     CallContext ctx = make_context(policy, state, "CP-9", mode, 1'700'000'000'000 + ++clock);

@@ -30,7 +30,8 @@ constexpr size_t kMaxNestingDepth = 32;  // the frame parser's bound (rpc::kMaxN
 bool has_duplicate_key(const std::string& text) {
   std::vector<std::set<std::string>> open;
   bool duplicate = false;
-  (void)json::parse(text, [&](int, json::parse_event_t event, json& value) {
+  [[maybe_unused]] const json parsed = json::parse(text, [&](int, json::parse_event_t event,
+                                                             json& value) {
     if (event == json::parse_event_t::object_start) open.emplace_back();
     if (event == json::parse_event_t::object_end) open.pop_back();
     if (event == json::parse_event_t::key && !open.back().insert(value.get<std::string>()).second)
@@ -221,6 +222,24 @@ TEST(JsonTape, DepthBoundNulAndReuse) {
   std::string out;
   tape.root().append_text(out);
   EXPECT_EQ(out, R"(["a\tb",{"k":"v\"w"}])");
+}
+
+// Decoded strings live in a buffer that grows (and moves) as more of them are read: each must
+// still read as itself.
+TEST(JsonTape, ManyEscapedStringsReadBackWhole) {
+  std::string text = "[";
+  for (int i = 0; i < 2000; ++i)
+    text += std::string(i ? "," : "") + R"("v\t)" + std::to_string(i) + "\"";
+  text += "]";
+  EXPECT_TRUE(agrees(text));
+  JsonTape tape;
+  ASSERT_TRUE(tape.read(text, kMaxNestingDepth));
+  size_t i = 0;
+  tape.root().all_elements([&](const JsonTape::Value& v) {
+    EXPECT_EQ(v.string(), "v\t" + std::to_string(i++));
+    return true;
+  });
+  EXPECT_EQ(i, 2000u);
 }
 
 // Byte flips, cuts and splices of real frames: every variant must agree with the tree road.
