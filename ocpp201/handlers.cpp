@@ -52,7 +52,8 @@ std::string now_text(const rpc::CallContext& ctx) {
 }
 
 // An optional string member; lenient mode may send another type, which counts as absent.
-std::optional<std::string> optional_string(const json& object, std::string_view key) {
+template <typename Value>
+std::optional<std::string> optional_string(const Value& object, std::string_view key) {
   if (auto v = rpc::string_member(object, key)) return std::string(*v);
   return std::nullopt;
 }
@@ -165,23 +166,25 @@ rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const jso
   return json{{"status", "Accepted"}, {"ocspResult", r.response_base64}};
 }
 
-rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& req) {
-  const json& info = req.at("transactionInfo");
+template <typename Value>
+rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const Value& req) {
+  const auto& info = rpc::required_member(req, "transactionInfo");
   rpc::TransactionEvent201 tx;
-  tx.transaction_id = info.at("transactionId").get<std::string>();
-  tx.event_type = req.at("eventType").get<std::string>();
+  tx.transaction_id = std::string(rpc::required_string(info, "transactionId"));
+  tx.event_type = std::string(rpc::required_string(req, "eventType"));
   tx.seq_no = rpc::required_int_member(req, "seqNo");
   // The state orders events by device time; an unreadable one is flagged by the mapper and
   // must not stop the frame from being acknowledged.
   tx.timestamp_ms =
-      util::parse_rfc3339_ms(req.at("timestamp").get<std::string>()).value_or(ctx.ingest_ts_ms);
-  tx.offline = req.value("offline", false);
-  if (auto evse = req.find("evse"); evse != req.end()) {
-    tx.evse_id = rpc::required_int_member(*evse, "id");
-    tx.connector_id = rpc::int_member(*evse, "connectorId");
+      util::parse_rfc3339_ms(rpc::required_string(req, "timestamp")).value_or(ctx.ingest_ts_ms);
+  tx.offline = rpc::boolean_member_or(req, "offline", false);
+  if (req.contains("evse")) {
+    const auto& evse = rpc::member_or_null(req, "evse");
+    tx.evse_id = rpc::required_int_member(evse, "id");
+    tx.connector_id = rpc::int_member(evse, "connectorId");
   }
-  if (auto token = req.find("idToken"); token != req.end())
-    tx.id_token = token->at("idToken").get<std::string>();
+  if (req.contains("idToken"))
+    tx.id_token = std::string(rpc::required_string(rpc::member_or_null(req, "idToken"), "idToken"));
   tx.stopped_reason = optional_string(info, "stoppedReason");
   tx.reservation_id = rpc::int_member(req, "reservationId");
 
@@ -197,13 +200,14 @@ rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const json& re
   }
   return response;
 }
+template rpc::HandleResult handle_transaction_event(rpc::CallContext&, const json&);
+template rpc::HandleResult handle_transaction_event(rpc::CallContext&,
+                                                    const util::JsonTape::Value&);
 
 rpc::HandleResult handle_report(rpc::CallContext& ctx, const json& req) {
   ctx.state.store_report(ctx, req);
   return json::object();
 }
-
-rpc::HandleResult empty_response(rpc::CallContext&, const json&) { return json::object(); }
 
 rpc::HandleResult handle_sign_certificate(rpc::CallContext& ctx, const json& req) {
   rpc::CertificateRequest request{req.value("csr", std::string())};

@@ -12,7 +12,9 @@ namespace ocppgw::ocpp201 {
 rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& req);
 rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& req);
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& req);
-rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const nlohmann::json& req);
+// Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeHandleFn).
+template <typename Value>
+rpc::HandleResult handle_transaction_event(rpc::CallContext& ctx, const Value& req);
 // NotifyReport, ReportChargingProfiles, NotifyDisplayMessages: kept by the CSMS state.
 rpc::HandleResult handle_report(rpc::CallContext& ctx, const nlohmann::json& req);
 
@@ -23,7 +25,10 @@ rpc::HandleResult handle_get_15118_ev_certificate(rpc::CallContext& ctx, const n
 rpc::HandleResult handle_get_certificate_status(rpc::CallContext& ctx, const nlohmann::json& req);
 
 // `{}`: the response of every notification whose response schema has no required member.
-rpc::HandleResult empty_response(rpc::CallContext& ctx, const nlohmann::json& req);
+template <typename Value>
+rpc::HandleResult empty_response(rpc::CallContext&, const Value&) {
+  return nlohmann::json::object();
+}
 
 // A fixed, schema-valid answer chosen by ctx.action, for requests this gateway cannot serve
 // yet (no OCSP responder, ISO 15118 backend, smart charging, vendor extensions): the

@@ -13,7 +13,6 @@ using analytics::Event;
 using analytics::EventType;
 using nlohmann::json;
 using rpc::int_member;
-using rpc::object_member;
 using rpc::string_member;
 
 std::optional<std::string> to_string_opt(std::optional<std::string_view> s) {
@@ -22,31 +21,25 @@ std::optional<std::string> to_string_opt(std::optional<std::string_view> s) {
 
 // IdTokenType -> id_token_hash plus what the token says about itself (type, additionalInfo,
 // whose additionalIdToken values are tokens too and are hashed the same way).
-void apply_id_token(const rpc::CallContext& ctx, Event& e, const json& id_token) {
+template <typename Value>
+void apply_id_token(const rpc::CallContext& ctx, Event& e, const Value& id_token) {
   if (!id_token.is_object()) return;
   if (auto token = string_member(id_token, "idToken"); token && !token->empty())
     e.id_token_hash = rpc::hash_token(ctx, *token);
   if (auto type = string_member(id_token, "type")) e.extra["id_token_type"] = std::string(*type);
-  if (auto it = id_token.find("additionalInfo"); it != id_token.end() && it->is_array()) {
+  if (const auto& infos = rpc::member_or_null(id_token, "additionalInfo"); infos.is_array()) {
     json hashed = json::array();
-    for (const json& info : *it) {
-      json item = {{"type", rpc::member_or_null(info, "type")}};
+    util::all_elements(infos, [&](const Value& info) {
+      json item = {{"type", util::to_tree(rpc::member_or_null(info, "type"))}};
       if (auto extra_token = string_member(info, "additionalIdToken"))
         item["additional_id_token_hash"] = rpc::hash_token(ctx, *extra_token);
       hashed.push_back(std::move(item));
-    }
+      return true;
+    });
     e.extra["id_token_additional_info"] = std::move(hashed);
   }
-  if (auto it = id_token.find("customData"); it != id_token.end())
-    e.extra["id_token_custom_data"] = *it;
-}
-
-// The payload without its idToken, which apply_id_token has already turned into columns: a raw
-// token must not reach extra, not even in lenient mode's extra.payload.
-json without_id_token(const json& req) {
-  json copy = req;
-  if (copy.is_object()) copy.erase("idToken");
-  return copy;
+  if (id_token.contains("customData"))
+    e.extra["id_token_custom_data"] = util::to_tree(rpc::member_or_null(id_token, "customData"));
 }
 
 // idTokenInfo -> the id_token_* extra keys the 1.6 mappers use too.
@@ -65,18 +58,21 @@ EventType transaction_event_type(std::optional<std::string_view> event_type) {
 
 }  // namespace
 
-rpc::SampledReading read_sampled_value(const json& sv) {
+template <typename Value>
+rpc::SampledReading read_sampled_value(const Value& sv) {
   rpc::SampledReading r;
   if (auto measurand = string_member(sv, "measurand")) r.measurand = *measurand;
   int64_t multiplier = 0;
-  if (const json* unit = object_member(sv, "unitOfMeasure")) {
-    if (auto text = string_member(*unit, "unit")) r.unit = *text;
-    multiplier = int_member(*unit, "multiplier").value_or(0);
+  if (const auto& unit = rpc::member_or_null(sv, "unitOfMeasure"); unit.is_object()) {
+    if (auto text = string_member(unit, "unit")) r.unit = *text;
+    multiplier = int_member(unit, "multiplier").value_or(0);
   }
-  if (auto it = sv.find("value"); it != sv.end() && it->is_number())
-    r.value = it->get<double>() * std::pow(10.0, static_cast<double>(multiplier));
+  if (const auto& value = rpc::member_or_null(sv, "value"); value.is_number())
+    r.value = util::json_number(value) * std::pow(10.0, static_cast<double>(multiplier));
   return r;
 }
+template rpc::SampledReading read_sampled_value(const json&);
+template rpc::SampledReading read_sampled_value(const util::JsonTape::Value&);
 
 void map_boot_notification(const rpc::CallContext& ctx, const json& req, const json& resp,
                            rpc::EventBuilder& out) {
@@ -93,7 +89,8 @@ void map_heartbeat(const rpc::CallContext& ctx, const json& req, const json&,
   rpc::keep_unmapped(ctx, e, req, {});
 }
 
-void map_status_notification(const rpc::CallContext& ctx, const json& req, const json&,
+template <typename Value>
+void map_status_notification(const rpc::CallContext& ctx, const Value& req, const json&,
                              rpc::EventBuilder& out) {
   Event& e = out.add(EventType::StatusNotification);
   e.evse_id = int_member(req, "evseId");
@@ -103,6 +100,10 @@ void map_status_notification(const rpc::CallContext& ctx, const json& req, const
   rpc::set_device_time(e, rpc::member_or_null(req, "timestamp"));
   rpc::keep_unmapped(ctx, e, req, {"evseId", "connectorId", "connectorStatus", "timestamp"});
 }
+template void map_status_notification(const rpc::CallContext&, const json&, const json&,
+                                      rpc::EventBuilder&);
+template void map_status_notification(const rpc::CallContext&, const util::JsonTape::Value&,
+                                      const json&, rpc::EventBuilder&);
 
 void map_authorize(const rpc::CallContext& ctx, const json& req, const json& resp,
                    rpc::EventBuilder& out) {
@@ -111,7 +112,7 @@ void map_authorize(const rpc::CallContext& ctx, const json& req, const json& res
   keep_token_info(ctx, e, resp);
   if (auto status = string_member(resp, "certificateStatus"))
     e.extra["certificate_status"] = *status;
-  rpc::keep_unmapped(ctx, e, without_id_token(req), {});
+  rpc::keep_unmapped(ctx, e, req, {}, {"idToken"});
 }
 
 // TransactionEvent -> events. The primary event has the frame's type (Started ->
@@ -123,37 +124,38 @@ void map_authorize(const rpc::CallContext& ctx, const json& req, const json& res
 // and the frame has no meter values at all (a state change such as ChargingStateChanged).
 // Every event carries the transaction id, seq_no, trigger_reason, evse/connector, the token
 // hash and the frame's flags; the rest of the payload is kept once, on the first event.
-void map_transaction_event(const rpc::CallContext& ctx, const json& req, const json& resp,
+template <typename Value>
+void map_transaction_event(const rpc::CallContext& ctx, const Value& req, const json& resp,
                            rpc::EventBuilder& out) {
-  const json* info = object_member(req, "transactionInfo");
-  const json* evse = object_member(req, "evse");
-  const json no_object = json::object();
+  const auto& info = rpc::member_or_null(req, "transactionInfo");  // null unless an object
+  const auto& evse = rpc::member_or_null(req, "evse");
   const auto event_type = string_member(req, "eventType");
-  const bool offline = req.contains("offline") && req["offline"] == true;
-  const json& message_ts = rpc::member_or_null(req, "timestamp");
+  const auto& offline_member = rpc::member_or_null(req, "offline");
+  const bool offline = offline_member.is_boolean() && util::json_bool(offline_member);
+  const auto& message_ts = rpc::member_or_null(req, "timestamp");
   const auto groups = rpc::group_meter_values(rpc::member_or_null(req, "meterValue"));
 
   auto common = [&](Event& e) {
-    e.transaction_id = to_string_opt(string_member(info ? *info : no_object, "transactionId"));
+    e.transaction_id = to_string_opt(string_member(info, "transactionId"));
     e.seq_no = int_member(req, "seqNo");
     e.trigger_reason = to_string_opt(string_member(req, "triggerReason"));
-    if (evse) {
-      e.evse_id = int_member(*evse, "id");
-      e.connector_id = int_member(*evse, "connectorId");
+    if (evse.is_object()) {
+      e.evse_id = int_member(evse, "id");
+      e.connector_id = int_member(evse, "connectorId");
     }
     if (offline) e.flags.emplace_back(analytics::flag::kOfflineReplay);
   };
   auto first_extra = [&](Event& e) {
     apply_id_token(ctx, e, rpc::member_or_null(req, "idToken"));
     keep_token_info(ctx, e, resp);
-    rpc::keep_unmapped(ctx, e, without_id_token(req),
+    rpc::keep_unmapped(ctx, e, req,
                        {"eventType", "timestamp", "triggerReason", "seqNo", "offline", "meterValue",
                         "transactionInfo/transactionId", "transactionInfo/stoppedReason", "evse/id",
-                        "evse/connectorId"});
+                        "evse/connectorId"},
+                       {"idToken"});
   };
   auto token_hash = [&]() -> std::optional<std::string> {
-    const json* token = object_member(req, "idToken");
-    auto text = token ? string_member(*token, "idToken") : std::nullopt;
+    const auto text = string_member(rpc::member_or_null(req, "idToken"), "idToken");
     if (!text || text->empty()) return std::nullopt;
     return rpc::hash_token(ctx, *text);
   };
@@ -161,9 +163,8 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
 
   const EventType primary_type = transaction_event_type(event_type);
   const std::optional<int64_t> message_ms =
-      message_ts.is_string() ? util::parse_rfc3339_ms(message_ts.get_ref<const std::string&>())
-                             : std::nullopt;
-  const rpc::MeterValueGroup* primary_group = rpc::find_group(groups, message_ms);
+      message_ts.is_string() ? util::parse_rfc3339_ms(util::json_string(message_ts)) : std::nullopt;
+  const auto* primary_group = rpc::find_group(groups, message_ms);
   const bool primary_needed =
       primary_type != EventType::MeterValues || primary_group || groups.empty();
 
@@ -174,8 +175,8 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
     e.id_token_hash = hash;
     rpc::set_device_time(e, message_ts);
     if (primary_type == EventType::StopTransaction)
-      e.stop_reason = to_string_opt(string_member(info ? *info : no_object, "stoppedReason"));
-    if (primary_group) rpc::apply_meter_value_group(e, *primary_group, &read_sampled_value);
+      e.stop_reason = to_string_opt(string_member(info, "stoppedReason"));
+    if (primary_group) rpc::apply_meter_value_group(e, *primary_group, &read_sampled_value<Value>);
     first_extra(e);
     first = false;
   }
@@ -184,14 +185,19 @@ void map_transaction_event(const rpc::CallContext& ctx, const json& req, const j
     Event& e = out.add(EventType::MeterValues);
     common(e);
     e.id_token_hash = hash;
-    rpc::set_device_time(e, *group.timestamp);
-    rpc::apply_meter_value_group(e, group, &read_sampled_value);
+    rpc::set_device_time(e, rpc::referred(group.timestamp));
+    rpc::apply_meter_value_group(e, group, &read_sampled_value<Value>);
     if (first) first_extra(e);
     first = false;
   }
 }
+template void map_transaction_event(const rpc::CallContext&, const json&, const json&,
+                                    rpc::EventBuilder&);
+template void map_transaction_event(const rpc::CallContext&, const util::JsonTape::Value&,
+                                    const json&, rpc::EventBuilder&);
 
-void map_meter_values(const rpc::CallContext& ctx, const json& req, const json&,
+template <typename Value>
+void map_meter_values(const rpc::CallContext& ctx, const Value& req, const json&,
                       rpc::EventBuilder& out) {
   const auto groups = rpc::group_meter_values(rpc::member_or_null(req, "meterValue"));
   const auto evse_id = int_member(req, "evseId");
@@ -205,11 +211,15 @@ void map_meter_values(const rpc::CallContext& ctx, const json& req, const json&,
   };
   for (const auto& group : groups) {
     Event& e = add();
-    rpc::set_device_time(e, *group.timestamp);
-    rpc::apply_meter_value_group(e, group, &read_sampled_value);
+    rpc::set_device_time(e, rpc::referred(group.timestamp));
+    rpc::apply_meter_value_group(e, group, &read_sampled_value<Value>);
   }
   if (groups.empty()) add();  // only reachable in lenient mode (minItems 1)
 }
+template void map_meter_values(const rpc::CallContext&, const json&, const json&,
+                               rpc::EventBuilder&);
+template void map_meter_values(const rpc::CallContext&, const util::JsonTape::Value&, const json&,
+                               rpc::EventBuilder&);
 
 void add_payload_event(EventType type, const rpc::CallContext& ctx, const json& req,
                        const json& resp, rpc::EventBuilder& out) {

@@ -18,14 +18,17 @@ void map_boot_notification(const rpc::CallContext& ctx, const nlohmann::json& re
                            const nlohmann::json& resp, rpc::EventBuilder& out);
 void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& req,
                    const nlohmann::json& resp, rpc::EventBuilder& out);
-void map_status_notification(const rpc::CallContext& ctx, const nlohmann::json& req,
+template <typename Value>
+void map_status_notification(const rpc::CallContext& ctx, const Value& req,
                              const nlohmann::json& resp, rpc::EventBuilder& out);
 void map_authorize(const rpc::CallContext& ctx, const nlohmann::json& req,
                    const nlohmann::json& resp, rpc::EventBuilder& out);
-void map_transaction_event(const rpc::CallContext& ctx, const nlohmann::json& req,
+template <typename Value>
+void map_transaction_event(const rpc::CallContext& ctx, const Value& req,
                            const nlohmann::json& resp, rpc::EventBuilder& out);
-void map_meter_values(const rpc::CallContext& ctx, const nlohmann::json& req,
-                      const nlohmann::json& resp, rpc::EventBuilder& out);
+template <typename Value>
+void map_meter_values(const rpc::CallContext& ctx, const Value& req, const nlohmann::json& resp,
+                      rpc::EventBuilder& out);
 
 // One event of `type` whose extra is the payload: for every action that is recorded rather
 // than modelled. event_ts is the payload's own time (timestamp or generatedAt) when it has one;
@@ -42,6 +45,7 @@ void map_payload(const rpc::CallContext& ctx, const nlohmann::json& req, const n
 
 // SampledValueType of 2.0.1: a JSON number, scaled by unitOfMeasure.multiplier (value *
 // 10^multiplier), unit from unitOfMeasure.unit.
-rpc::SampledReading read_sampled_value(const nlohmann::json& sampled_value);
+template <typename Value>
+rpc::SampledReading read_sampled_value(const Value& sampled_value);
 
 }  // namespace ocppgw::ocpp201

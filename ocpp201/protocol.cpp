@@ -24,10 +24,13 @@ constexpr rpc::ActionSpec kActions[] = {
     // Core: real semantics through CsmsState.
     {"BootNotification", &handle_boot_notification, &map_boot_notification},
     {"Heartbeat", &handle_heartbeat, &map_heartbeat},
-    {"StatusNotification", &empty_response, &map_status_notification},
+    // The hot actions: their templates instantiated for the tree and for the tape.
+    {"StatusNotification", &empty_response, &map_status_notification, &empty_response,
+     &map_status_notification},
     {"Authorize", &handle_authorize, &map_authorize},
-    {"TransactionEvent", &handle_transaction_event, &map_transaction_event},
-    {"MeterValues", &empty_response, &map_meter_values},
+    {"TransactionEvent", &handle_transaction_event, &map_transaction_event,
+     &handle_transaction_event, &map_transaction_event},
+    {"MeterValues", &empty_response, &map_meter_values, &empty_response, &map_meter_values},
     {"NotifyReport", &handle_report, &map_payload<EventType::NotifyReport>},
     // Recorded with their own canonical type.
     {"SecurityEventNotification", &empty_response, &map_payload<EventType::SecurityEvent>},

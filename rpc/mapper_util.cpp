@@ -30,19 +30,23 @@ constexpr Column kColumns[] = {{"meter_wh", &analytics::Event::meter_wh},
                                {"voltage_v", &analytics::Event::voltage_v},
                                {"soc_pct", &analytics::Event::soc_pct}};
 
-bool same_instant(const MeterValueGroup& g, const json& ts, std::optional<int64_t> ms) {
+template <typename Value>
+bool same_instant(const MeterValueGroupOf<Value>& g, const Value& ts, std::optional<int64_t> ms) {
   if (g.timestamp_ms || ms) return g.timestamp_ms == ms;
-  return *g.timestamp == ts;
+  return util::to_tree(referred(g.timestamp)) == util::to_tree(ts);
 }
 
-// Removes the member at `path` (slash-separated) and any object it leaves empty.
+// A group's reference to a value of the frame.
+const json* ref_to(const json& v) { return &v; }
+util::JsonTape::Value ref_to(const util::JsonTape::Value& v) { return v; }
+
 // The members of `object` that `paths` (slash paths relative to it) do not name; an object left
 // empty by that is dropped, as is an empty object a path reaches into. Copies only what is
 // kept, so a mapped meterValue array is never copied just to be erased.
-json without_paths(const json& object, const std::vector<std::string_view>& paths) {
+template <typename Value>
+json without_paths(const Value& object, const std::vector<std::string_view>& paths) {
   json out = json::object();
-  for (auto it = object.begin(); it != object.end(); ++it) {
-    const std::string& key = it.key();
+  util::all_members(object, [&](std::string_view key, const Value& value) {
     bool whole = false;
     std::vector<std::string_view> nested;
     for (std::string_view p : paths) {
@@ -53,14 +57,15 @@ json without_paths(const json& object, const std::vector<std::string_view>& path
       if (p.size() > key.size() && p.starts_with(key) && p[key.size()] == '/')
         nested.push_back(p.substr(key.size() + 1));
     }
-    if (whole) continue;
-    if (nested.empty() || !it->is_object()) {
-      out[key] = *it;
-      continue;
+    if (whole) return true;
+    if (nested.empty() || !value.is_object()) {
+      out[std::string(key)] = util::to_tree(value);
+      return true;
     }
-    json rest = without_paths(*it, nested);
-    if (!rest.empty()) out[key] = std::move(rest);
-  }
+    json rest = without_paths(value, nested);
+    if (!rest.empty()) out[std::string(key)] = std::move(rest);
+    return true;
+  });
   return out;
 }
 
@@ -70,6 +75,34 @@ int64_t required_int_member(const json& object, std::string_view key) {
   const json& v = object.at(key);
   if (auto i = as_integer(v)) return *i;
   throw json::type_error::create(302, "/" + std::string(key) + " must be an integer", &v);
+}
+
+int64_t required_int_member(const util::JsonTape::Value& object, std::string_view key) {
+  if (auto i = as_integer(required_member(object, key))) return *i;
+  throw json::type_error::create(302, "/" + std::string(key) + " must be an integer",
+                                 static_cast<const json*>(nullptr));
+}
+
+const json& required_member(const json& object, std::string_view key) { return object.at(key); }
+
+util::JsonTape::Value required_member(const util::JsonTape::Value& object, std::string_view key) {
+  const util::JsonTape::Value v = object.member(key);
+  if (!v.exists())
+    throw json::out_of_range::create(403, "key '" + std::string(key) + "' not found",
+                                     static_cast<const json*>(nullptr));
+  return v;
+}
+
+std::string_view required_string(const json& object, std::string_view key) {
+  return object.at(key).get_ref<const std::string&>();
+}
+
+std::string_view required_string(const util::JsonTape::Value& object, std::string_view key) {
+  const util::JsonTape::Value v = required_member(object, key);
+  if (!v.is_string())
+    throw json::type_error::create(302, "/" + std::string(key) + " must be a string",
+                                   static_cast<const json*>(nullptr));
+  return v.string();
 }
 
 const json* object_member(const json& object, std::string_view key) {
@@ -85,16 +118,26 @@ const json& member_or_null(const json& object, std::string_view key) {
   return it != object.end() ? *it : kNull;
 }
 
-void keep_unmapped(const CallContext& ctx, analytics::Event& e, const json& payload,
-                   std::initializer_list<std::string_view> mapped_paths) {
+template <typename Value>
+void keep_unmapped(const CallContext& ctx, analytics::Event& e, const Value& payload,
+                   std::initializer_list<std::string_view> mapped_paths,
+                   std::initializer_list<std::string_view> secret) {
   if (!payload.is_object()) return;
   if (!ctx.violations.empty()) {
-    e.extra["payload"] = payload;
+    e.extra["payload"] = without_paths(payload, std::vector<std::string_view>(secret));
     return;
   }
-  json rest = without_paths(payload, std::vector<std::string_view>(mapped_paths));
+  std::vector<std::string_view> paths(mapped_paths);
+  paths.insert(paths.end(), secret.begin(), secret.end());
+  json rest = without_paths(payload, paths);
   for (auto it = rest.begin(); it != rest.end(); ++it) e.extra[it.key()] = std::move(it.value());
 }
+template void keep_unmapped(const CallContext&, analytics::Event&, const json&,
+                            std::initializer_list<std::string_view>,
+                            std::initializer_list<std::string_view>);
+template void keep_unmapped(const CallContext&, analytics::Event&, const util::JsonTape::Value&,
+                            std::initializer_list<std::string_view>,
+                            std::initializer_list<std::string_view>);
 
 void keep_id_token_info(const CallContext& ctx, analytics::Event& e, const json& status,
                         const json& expiry, const json& group_token) {
@@ -104,52 +147,53 @@ void keep_id_token_info(const CallContext& ctx, analytics::Event& e, const json&
     e.extra["group_id_token_hash"] = hash_token(ctx, group_token.get_ref<const std::string&>());
 }
 
-std::vector<MeterValueGroup> group_meter_values(const json& meter_values) {
-  std::vector<MeterValueGroup> groups;
+template <typename Value>
+std::vector<MeterValueGroupOf<Value>> group_meter_values(const Value& meter_values) {
+  using Group = MeterValueGroupOf<Value>;
+  std::vector<Group> groups;
   if (!meter_values.is_array()) return groups;
-  static const json kNoTimestamp;
-  for (const json& entry : meter_values) {
-    const json* ts = &kNoTimestamp;
-    if (entry.is_object()) {
-      if (auto it = entry.find("timestamp"); it != entry.end()) ts = &*it;
-    }
+  util::all_elements(meter_values, [&](const Value& entry) {
+    const auto& ts = member_or_null(entry, "timestamp");  // null when absent
     std::optional<int64_t> ms;
-    if (ts->is_string()) ms = util::parse_rfc3339_ms(ts->get_ref<const std::string&>());
+    if (ts.is_string()) ms = util::parse_rfc3339_ms(util::json_string(ts));
     auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const MeterValueGroup& g) { return same_instant(g, *ts, ms); });
-    if (it == groups.end()) it = groups.insert(groups.end(), MeterValueGroup{ts, ms, {}});
-    it->entries.push_back(&entry);
-  }
+                           [&](const Group& g) { return same_instant(g, ts, ms); });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{ref_to(ts), ms, {}});
+    it->entries.push_back(ref_to(entry));
+    return true;
+  });
   return groups;
 }
 
-const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
-                                  std::optional<int64_t> timestamp_ms) {
-  if (!timestamp_ms) return nullptr;
-  for (const auto& g : groups)
-    if (g.timestamp_ms == timestamp_ms) return &g;
-  return nullptr;
-}
-
-void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
-                             SampledValueReader<json> read) {
-  for (const json* entry : group.entries) {
-    if (!entry->is_object()) {
-      e.extra["meter_value_details"].push_back(*entry);
+template <typename Value>
+void apply_meter_value_group(analytics::Event& e, const MeterValueGroupOf<Value>& group,
+                             SampledValueReader<Value> read) {
+  for (const auto& ref : group.entries) {
+    const Value& entry = referred(ref);
+    if (!entry.is_object()) {
+      e.extra["meter_value_details"].push_back(util::to_tree(entry));
       continue;
     }
     json unknown = json::object();
-    for (auto it = entry->begin(); it != entry->end(); ++it) {
-      const bool mapped =
-          it.key() == "timestamp" || (it.key() == "sampledValue" && it.value().is_array());
-      if (!mapped) unknown[it.key()] = it.value();
-    }
+    util::all_members(entry, [&](std::string_view key, const Value& value) {
+      const bool mapped = key == "timestamp" || (key == "sampledValue" && value.is_array());
+      if (!mapped) unknown[std::string(key)] = util::to_tree(value);
+      return true;
+    });
     if (!unknown.empty()) e.extra["meter_value_details"].push_back(std::move(unknown));
-
-    if (auto values = entry->find("sampledValue"); values != entry->end())
-      apply_sampled_values(e, *values, read);
+    if (entry.contains("sampledValue"))
+      apply_sampled_values(e, member_or_null(entry, "sampledValue"), read);
   }
 }
+
+template std::vector<MeterValueGroupOf<json>> group_meter_values(const json&);
+template std::vector<MeterValueGroupOf<util::JsonTape::Value>> group_meter_values(
+    const util::JsonTape::Value&);
+template void apply_meter_value_group(analytics::Event&, const MeterValueGroupOf<json>&,
+                                      SampledValueReader<json>);
+template void apply_meter_value_group(analytics::Event&,
+                                      const MeterValueGroupOf<util::JsonTape::Value>&,
+                                      SampledValueReader<util::JsonTape::Value>);
 
 template <typename Value>
 void apply_sampled_values(analytics::Event& e, const Value& sampled_values,

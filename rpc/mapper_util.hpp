@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,19 +72,40 @@ std::optional<int64_t> int_member(const Value& object, std::string_view key) {
   return v.is_null() ? std::nullopt : as_integer(v);
 }
 
-// A member a handler cannot do without: throws json::out_of_range when it is missing and
-// json::type_error when as_integer() refuses it, which rpc::dispatch turns into the CALLERROR
-// the schema check named.
+// A member a handler cannot do without: throws json::out_of_range when it is missing (or
+// `object` is not an object: json::type_error) and json::type_error when it has the wrong type,
+// which rpc::dispatch turns into the CALLERROR the schema check named. On the tape road the
+// schema has vouched for the frame, so these never throw there.
 int64_t required_int_member(const nlohmann::json& object, std::string_view key);
+int64_t required_int_member(const util::JsonTape::Value& object, std::string_view key);
+const nlohmann::json& required_member(const nlohmann::json& object, std::string_view key);
+util::JsonTape::Value required_member(const util::JsonTape::Value& object, std::string_view key);
+std::string_view required_string(const nlohmann::json& object, std::string_view key);
+std::string_view required_string(const util::JsonTape::Value& object, std::string_view key);
 const nlohmann::json* object_member(const nlohmann::json& object, std::string_view key);
+// A boolean member, `absent` when it is not there; throws json::type_error when it is there
+// with another type (as json::value() does).
+template <typename Value>
+bool boolean_member_or(const Value& object, std::string_view key, bool absent) {
+  if (!object.contains(key)) return absent;
+  const auto& v = member_or_null(object, key);
+  if (!v.is_boolean())
+    throw nlohmann::json::type_error::create(302, "/" + std::string(key) + " must be a boolean",
+                                             static_cast<const nlohmann::json*>(nullptr));
+  return util::json_bool(v);
+}
 
 // Copies into e.extra everything in `payload` except the members a mapper turned into columns,
 // named by slash paths ("transactionInfo/transactionId"). Nesting is kept, and objects left
 // empty are dropped. When the frame broke its schema (lenient mode), the mapped members may not
 // have had the type the columns need, so the whole payload is kept in extra.payload instead:
 // nothing is ever lost to a type mismatch.
-void keep_unmapped(const CallContext& ctx, analytics::Event& e, const nlohmann::json& payload,
-                   std::initializer_list<std::string_view> mapped_paths);
+// `secret` names top-level members that are never kept, not even in extra.payload (an id token,
+// which only ever appears as its hash).
+template <typename Value>
+void keep_unmapped(const CallContext& ctx, analytics::Event& e, const Value& payload,
+                   std::initializer_list<std::string_view> mapped_paths,
+                   std::initializer_list<std::string_view> secret = {});
 
 // What the CSMS answered about an id token (1.6 idTagInfo, 2.0.1 idTokenInfo), under one set of
 // extra keys for both versions: id_token_status, id_token_expiry and group_id_token_hash (the
@@ -103,25 +125,41 @@ template <typename Value>
 using SampledValueReader = SampledReading (*)(const Value& sampled_value);
 
 // The meterValue entries of one frame that share an instant, in order of first appearance.
-struct MeterValueGroup {
-  const nlohmann::json* timestamp = nullptr;   // the first entry's timestamp as sent
-  std::optional<int64_t> timestamp_ms;         // nullopt if it does not parse
-  std::vector<const nlohmann::json*> entries;  // elements of the meterValue array
+// A group refers to the frame's values: pointers into a tree, handles into a tape.
+template <typename Value>
+struct MeterValueGroupOf {
+  using Ref = std::conditional_t<std::is_same_v<Value, nlohmann::json>, const nlohmann::json*,
+                                 util::JsonTape::Value>;
+  Ref timestamp{};                      // the first entry's timestamp as sent
+  std::optional<int64_t> timestamp_ms;  // nullopt if it does not parse
+  std::vector<Ref> entries;             // elements of the meterValue array
 };
+using MeterValueGroup = MeterValueGroupOf<nlohmann::json>;
+
+// What a group's Ref refers to.
+inline const nlohmann::json& referred(const nlohmann::json* v) { return *v; }
+inline const util::JsonTape::Value& referred(const util::JsonTape::Value& v) { return v; }
 
 // Entries are grouped by parsed instant ("...Z" and "+00:00" spellings of one instant merge);
 // unparsable timestamps group by their exact text. A non-array yields no groups.
-std::vector<MeterValueGroup> group_meter_values(const nlohmann::json& meter_values);
+template <typename Value>
+std::vector<MeterValueGroupOf<Value>> group_meter_values(const Value& meter_values);
 
 // The group whose instant equals `timestamp_ms`, if any.
-const MeterValueGroup* find_group(const std::vector<MeterValueGroup>& groups,
-                                  std::optional<int64_t> timestamp_ms);
+template <typename Group>
+const Group* find_group(const std::vector<Group>& groups, std::optional<int64_t> timestamp_ms) {
+  if (!timestamp_ms) return nullptr;
+  for (const auto& g : groups)
+    if (g.timestamp_ms == timestamp_ms) return &g;
+  return nullptr;
+}
 
 // Applies every sampled value of the group's entries with apply_sampled_values; unknown members
 // of an entry (and entries that are not objects) go to extra.meter_value_details. Does not
 // touch event_ts: the caller decides whose time the event carries.
-void apply_meter_value_group(analytics::Event& e, const MeterValueGroup& group,
-                             SampledValueReader<nlohmann::json> read);
+template <typename Value>
+void apply_meter_value_group(analytics::Event& e, const MeterValueGroupOf<Value>& group,
+                             SampledValueReader<Value> read);
 
 // Applies each element of one sampledValue array with rpc::apply_sampled_value; elements that
 // are not objects go to extra.sampled_values. What a column cannot hold is kept: the other

@@ -151,6 +151,8 @@ inline std::string_view json_string(const nlohmann::json& v) {
 }
 inline std::string_view json_string(const JsonTape::Value& v) { return v.string(); }
 
+inline bool json_bool(const nlohmann::json& v) { return v.get<bool>(); }
+inline bool json_bool(const JsonTape::Value& v) { return v.boolean(); }
 inline double json_number(const nlohmann::json& v) { return v.get<double>(); }
 inline double json_number(const JsonTape::Value& v) { return v.number(); }
 inline uint64_t json_unsigned(const nlohmann::json& v) { return v.get<uint64_t>(); }

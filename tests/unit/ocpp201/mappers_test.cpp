@@ -402,7 +402,7 @@ TEST(Ocpp201MeterValues, ReaderScalesByPowersOfTen) {
   EXPECT_EQ(r.measurand, "Energy.Active.Import.Register");
   EXPECT_EQ(r.unit, "kWh");
   EXPECT_DOUBLE_EQ(*r.value, 2500.0);
-  EXPECT_FALSE(read_sampled_value({{"value", "12"}}).value.has_value());
+  EXPECT_FALSE(read_sampled_value(json{{"value", "12"}}).value.has_value());
 }
 
 // ---- status, ids ----

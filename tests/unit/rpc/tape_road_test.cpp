@@ -1,7 +1,7 @@
 // tests/unit/rpc/tape_road_test.cpp: the hot actions read from a tape against the same frames
-// read as a tree (Policy::tape_reads off), over the real 1.6 protocol table. The two roads must
-// give the same reply, the same refusal, the same stored text and byte-identical events, frame
-// after frame of one charge point's history, and the tape road must be the one the ordinary
+// read as a tree (Policy::tape_reads off), over the real 1.6 and 2.0.1 protocol tables. The two
+// roads must give the same reply, the same refusal, the same stored text and byte-identical events,
+// frame after frame of one charge point's history, and the tape road must be the one the ordinary
 // frames take.
 #include <string>
 #include <vector>
@@ -10,6 +10,7 @@
 
 #include "analytics/event.hpp"
 #include "ocpp16/protocol.hpp"
+#include "ocpp201/protocol.hpp"
 #include "rpc/dispatcher.hpp"
 #include "tests/support/fake_csms_state.hpp"
 #include "tests/unit/rpc/context.hpp"
@@ -19,17 +20,22 @@ namespace {
 
 // One history of frames through a state of its own, on the road `tape` chooses.
 struct Road {
-  explicit Road(bool tape, ValidationMode validation = ValidationMode::Strict)
+  explicit Road(bool tape, ValidationMode validation = ValidationMode::Strict,
+                OcppVersion ocpp = OcppVersion::v16)
       : policy{.id_token_secret = "k", .max_events_per_frame = 5, .tape_reads = tape},
-        mode(validation) {}
+        mode(validation),
+        version(ocpp) {}
 
   InboundResult send(const std::string& text) {
-    CallContext ctx = make_context(policy, state, "CP-9", mode, 1'700'000'000'000 + ++clock);
-    return dispatch(ocpp16::protocol(), ctx, text);
+    CallContext ctx =
+        make_context(policy, state, "CP-9", mode, 1'700'000'000'000 + ++clock, version);
+    return dispatch(version == OcppVersion::v16 ? ocpp16::protocol() : ocpp201::protocol(), ctx,
+                    text);
   }
 
   Policy policy;
   ValidationMode mode;
+  OcppVersion version;
   testing::FakeCsmsState state;
   int64_t clock = 0;
 };
@@ -126,6 +132,47 @@ TEST(TapeRoad, GivesWhatTheTreeGivesFrameAfterFrame) {
   // Both states saw the same history (the -1 and the unknown id asked for links).
   EXPECT_EQ(tape.state.links.size(), tree.state.links.size());
   EXPECT_FALSE(tape.state.links.empty());
+}
+
+std::string transaction_event(const std::string& id, const std::string& body) {
+  return R"([2,")" + id + R"(","TransactionEvent",{)" + body + "}]";
+}
+
+// 2.0.1: TransactionEvent (meter values grouped by instant, multipliers, a stop),
+// StatusNotification and MeterValues on the tape; a Started event with its id token, and an unknown
+// member, on the tree.
+TEST(TapeRoad, GivesWhatTheTreeGivesFor201) {
+  Road tape(true, ValidationMode::Strict, OcppVersion::v201);
+  Road tree(false, ValidationMode::Strict, OcppVersion::v201);
+  const std::vector<std::pair<std::string, bool>> frames = {
+      {transaction_event(
+           "t1",
+           R"("eventType":"Started","timestamp":"2025-06-15T14:00:00Z","triggerReason":"Authorized","seqNo":0,"transactionInfo":{"transactionId":"tx-1","chargingState":"Charging"},"idToken":{"idToken":"T1","type":"ISO14443"},"evse":{"id":1,"connectorId":1})"),
+       false},
+      {transaction_event(
+           "t2",
+           R"("eventType":"Updated","timestamp":"2025-06-15T15:00:00Z","triggerReason":"MeterValuePeriodic","seqNo":1,"transactionInfo":{"transactionId":"tx-1"},"evse":{"id":1,"connectorId":1},"meterValue":[{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":1234.5,"measurand":"Energy.Active.Import.Register","unitOfMeasure":{"unit":"kWh","multiplier":-3},"context":"Sample.Periodic"},{"value":7200,"measurand":"Power.Active.Import"}]},{"timestamp":"2025-06-15T14:59:00+00:00","sampledValue":[{"value":31.9,"measurand":"Current.Import","phase":"L1"}]}])"),
+       true},
+      {transaction_event(
+           "t3",
+           R"("seqNo":2,"eventType":"Updated","timestamp":"2025-06-15T15:01:00Z","triggerReason":"ChargingStateChanged","offline":true,"transactionInfo":{"transactionId":"tx-1","chargingState":"SuspendedEV"})"),
+       true},
+      {transaction_event(
+           "t4",
+           R"("eventType":"Ended","timestamp":"2025-06-15T16:00:00Z","triggerReason":"EVDeparted","seqNo":3,"transactionInfo":{"transactionId":"tx-1","stoppedReason":"EVDisconnected"},"meterValue":[{"timestamp":"2025-06-15T16:00:00Z","sampledValue":[{"value":2.5,"unitOfMeasure":{"unit":"kWh"}}]}])"),
+       true},
+      {R"([2,"s","StatusNotification",{"timestamp":"2025-06-15T15:00:00Z","connectorStatus":"Occupied","evseId":1,"connectorId":1}])",
+       true},
+      {R"([2,"m","MeterValues",{"evseId":1,"meterValue":[{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":1.5,"measurand":"SoC","unitOfMeasure":{"unit":"Percent"}}]}]}])",
+       true},
+      {R"([2,"x","StatusNotification",{"timestamp":"2025-06-15T15:00:00Z","connectorStatus":"Occupied","evseId":1,"connectorId":1,"extra":1}])",
+       false},
+  };
+  for (const auto& [text, on_tape] : frames) {
+    const InboundResult a = tape.send(text), b = tree.send(text);
+    EXPECT_EQ(a.from_tape, on_tape) << text;
+    EXPECT_TRUE(same_result(a, b)) << text;
+  }
 }
 
 TEST(TapeRoad, IsNotTakenWhereTheTreeMustDecide) {
