@@ -1,4 +1,5 @@
-// bench/delta_bench.cpp: the Delta mirror's costs. Prints figures only (BENCHMARKS.md quotes).
+// bench/delta_bench.cpp: the Delta mirror's costs. Prints figures only
+// (docs/benchmarks_platform.md quotes them).
 //  1. Write speed: an analytics store filled with --events from the test fleet generator is
 //     mirrored by one cycle (every table written: Parquet through Arrow, zstd): rows/s, and the
 //     cycle time at that many touched rows; then a cycle with nothing changed (the fingerprint
