@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/json_number_texts.hpp"
 #include "tests/support/mutate_json.hpp"
 #include "tests/support/same_json.hpp"
 #include "util/json_read.hpp"
@@ -127,28 +128,7 @@ TEST(JsonTape, AccessorsAnswerAsTheTreesDo) {
 }
 
 TEST(JsonTape, NumberTypesAreTheTrees) {
-  for (const char* text : {"0",
-                           "1",
-                           "-1",
-                           "9223372036854775807",
-                           "9223372036854775808",
-                           "18446744073709551615",
-                           "18446744073709551616",
-                           "-9223372036854775808",
-                           "-9223372036854775809",
-                           "1.5",
-                           "-1.5",
-                           "1e2",
-                           "1E-2",
-                           "0.1",
-                           "-0.0",
-                           "-0",
-                           "0.0",
-                           "1.7976931348623157e308",
-                           "5e-324",
-                           "1e400",
-                           "2.2250738585072014e-308",
-                           "123456789012345678901234567890"}) {
+  for (const char* text : testing::kJsonNumberTexts) {
     EXPECT_TRUE(agrees(text)) << text;
     EXPECT_TRUE(agrees(std::string("[") + text + "]")) << text;
     EXPECT_TRUE(agrees(std::string("{\"v\":") + text + "}")) << text;
