@@ -19,7 +19,7 @@ rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& 
 rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_data_transfer(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& request);
-// Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeRow).
+// Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeHandleFn).
 template <typename Value>
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const Value& request);
 rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const nlohmann::json& request);

@@ -23,7 +23,7 @@ using nlohmann::json;
 using rpc::as_integer;
 using rpc::member_or_null;
 
-// Value: a tree or a tape (rpc/action.hpp, TapeRow); the hot actions' mappers are templates.
+// Value: a tree or a tape (rpc/action.hpp, TapeHandleFn); the hot actions' mappers are templates.
 template <typename Value>
 std::optional<int64_t> integer_column(Event& e, const Value& request, std::string_view key) {
   const auto& v = member_or_null(request, key);

@@ -90,14 +90,16 @@ InboundResult refuse(const CallContext& ctx, Event invalid, std::string_view mes
   return r;
 }
 
-// The CALL re-serialised with its id tokens replaced by their HMAC, or nullopt when it holds
-// none. The substring test keeps the tree walk off frames that cannot hold a token.
+// Whether the text may hold an id token: a substring test, which keeps the tree walk (and the
+// tape road) off exactly the frames that cannot.
 bool may_hold_token(std::string_view text) {
   return text.find("idTag") != std::string_view::npos ||
          text.find("idToken") != std::string_view::npos ||
          text.find("groupIdToken") != std::string_view::npos;
 }
 
+// The CALL re-serialised with its id tokens replaced by their HMAC, or nullopt when it holds
+// none.
 std::optional<std::string> redacted_call(const CallContext& ctx, const Frame& frame,
                                          std::string_view text) {
   if (!may_hold_token(text)) return std::nullopt;
