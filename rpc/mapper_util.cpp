@@ -105,12 +105,6 @@ std::string_view required_string(const util::JsonTape::Value& object, std::strin
   return v.string();
 }
 
-const json* object_member(const json& object, std::string_view key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? &*it : nullptr;
-}
-
 const json& member_or_null(const json& object, std::string_view key) {
   static const json kNull;
   if (!object.is_object()) return kNull;

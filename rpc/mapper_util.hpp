@@ -30,7 +30,7 @@ namespace ocppgw::rpc {
 // templates read a tree (nlohmann::json) or a tape (util/json_tape.hpp) alike.
 
 // The member, or a static null when absent. Unlike json::value() it returns a reference into
-// `object`, so pointers taken from it (MeterValueGroup) stay valid while `object` lives.
+// `object`, so pointers taken from it (MeterValueGroupOf) stay valid while `object` lives.
 const nlohmann::json& member_or_null(const nlohmann::json& object, std::string_view key);
 // The same for a tape: an Absent value, which reads as null, when there is no such member.
 inline util::JsonTape::Value member_or_null(const util::JsonTape::Value& object,
@@ -82,7 +82,6 @@ const nlohmann::json& required_member(const nlohmann::json& object, std::string_
 util::JsonTape::Value required_member(const util::JsonTape::Value& object, std::string_view key);
 std::string_view required_string(const nlohmann::json& object, std::string_view key);
 std::string_view required_string(const util::JsonTape::Value& object, std::string_view key);
-const nlohmann::json* object_member(const nlohmann::json& object, std::string_view key);
 // A boolean member, `absent` when it is not there; throws json::type_error when it is there
 // with another type (as json::value() does).
 template <typename Value>
@@ -134,7 +133,6 @@ struct MeterValueGroupOf {
   std::optional<int64_t> timestamp_ms;  // nullopt if it does not parse
   std::vector<Ref> entries;             // elements of the meterValue array
 };
-using MeterValueGroup = MeterValueGroupOf<nlohmann::json>;
 
 // What a group's Ref refers to.
 inline const nlohmann::json& referred(const nlohmann::json* v) { return *v; }

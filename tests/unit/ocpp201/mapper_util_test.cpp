@@ -94,7 +94,8 @@ TEST(RpcMapperUtil, MemberAccessNeverThrowsOnWrongTypes) {
   const json j = {{"s", 1}, {"i", "1"}, {"o", json::array()}, {"ok", "text"}, {"n", 7}};
   EXPECT_FALSE(string_member(j, "s").has_value());
   EXPECT_FALSE(int_member(j, "i").has_value());
-  EXPECT_EQ(object_member(j, "o"), nullptr);
+  EXPECT_FALSE(member_or_null(j, "o").is_object());
+  EXPECT_TRUE(member_or_null(j, "absent").is_null());
   EXPECT_EQ(string_member(j, "ok"), "text");
   EXPECT_EQ(int_member(j, "n"), 7);
   EXPECT_FALSE(int_member(json::array(), "n").has_value());
