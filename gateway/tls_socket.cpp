@@ -133,6 +133,11 @@ TlsSocket::executor_type TlsSocket::get_executor() { return state_->tcp.get_exec
 TlsSocket::next_layer_type& TlsSocket::next_layer() { return state_->tcp; }
 SSL* TlsSocket::native_handle() { return state_->ssl.get(); }
 
+bool TlsSocket::has_pending_input() const {
+  return state_->inbox.size() > state_->inbox_read || state_->peer_closed ||
+         SSL_has_pending(state_->ssl.get()) == 1;
+}
+
 size_t TlsSocket::buffered_bytes() const {
   // Heap bytes only: an empty string's inline capacity costs nothing beyond the State itself.
   static const size_t inline_capacity = std::string().capacity();
@@ -154,15 +159,6 @@ void TlsSocket::start_shutdown() {
   SSL_shutdown(state_->ssl.get());  // writes close_notify to the outbox
   ERR_clear_error();
 }
-
-void TlsSocket::shutdown(error_code& ec) {
-  start_shutdown();
-  send_now(state_.get());
-  close_socket(state_.get());
-  ec = {};
-}
-
-void teardown(boost::beast::role_type, TlsSocket& stream, error_code& ec) { stream.shutdown(ec); }
 
 TlsSocket::Next TlsSocket::step_read(State* s, net::mutable_buffer into, size_t& n,
                                      error_code& ec) {

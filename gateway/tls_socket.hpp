@@ -31,7 +31,6 @@
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream_base.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/role.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
 namespace ocppgw::gateway {
@@ -54,6 +53,10 @@ class TlsSocket {
   SSL* native_handle();
   // Bytes this connection's buffers hold (received, produced, being sent): zero when idle.
   std::size_t buffered_bytes() const;
+  // True when a read would find bytes without waiting for the socket: ciphertext received and
+  // not yet decrypted, a peer's end seen, or plaintext OpenSSL holds from a record a read took
+  // only in part.
+  bool has_pending_input() const;
 
   template <typename Handler>
   auto async_handshake(boost::asio::ssl::stream_base::handshake_type type, Handler&& handler) {
@@ -78,7 +81,6 @@ class TlsSocket {
     return boost::asio::async_compose<Handler, void(boost::system::error_code)>(
         ShutdownOp(state_.get()), handler, next_layer());
   }
-  void shutdown(boost::system::error_code& ec);
 
  private:
   // What an operation does after an SSL call.
@@ -253,13 +255,5 @@ class TlsSocket {
 
   std::unique_ptr<State> state_;
 };
-
-// websocket::stream ends its next layer through these (found by argument-dependent lookup):
-// close_notify, then the TCP close.
-void teardown(boost::beast::role_type role, TlsSocket& stream, boost::system::error_code& ec);
-template <typename Handler>
-void async_teardown(boost::beast::role_type, TlsSocket& stream, Handler&& handler) {
-  stream.async_shutdown(std::forward<Handler>(handler));
-}
 
 }  // namespace ocppgw::gateway

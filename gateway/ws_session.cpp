@@ -44,13 +44,19 @@ std::string hex_prefix(std::string_view bytes, size_t max_bytes) {
   return "hex:" + util::to_hex(bytes.substr(0, max_bytes));
 }
 
+WsStream::Timeouts timeouts_of(const Limits& limits) {
+  return {.handshake = std::chrono::seconds(limits.handshake_timeout_s),
+          .idle = std::chrono::seconds(limits.idle_timeout_s),
+          .keepalive_pings = limits.keepalive_pings};
+}
+
 }  // namespace
 
 WsSession::WsSession(HttpStream&& stream, Services& services, std::string charge_point_id,
                      std::string remote_address, int security_profile,
                      const rpc::Protocol& protocol, std::shared_ptr<void> slot,
                      net::const_buffer already_read)
-    : ws_(std::move(stream), already_read),
+    : ws_(std::move(stream), already_read, timeouts_of(services.config.limits)),
       services_(services),
       charge_point_id_(std::move(charge_point_id)),
       remote_address_(std::move(remote_address)),
@@ -94,37 +100,17 @@ rpc::CallContext WsSession::context(int64_t now) {
 void WsSession::run(HttpRequest request) {
   net::dispatch(
       ws_.get_executor(), [self = shared_from_this(), req = std::move(request)]() mutable {
-        const auto& limits = self->services_.config.limits;
-        self->ws_.tcp().expires_never();  // the websocket timeouts take over
-        websocket::stream_base::timeout timeouts{};
-        timeouts.handshake_timeout = std::chrono::seconds(limits.handshake_timeout_s);
-        timeouts.idle_timeout = std::chrono::seconds(limits.idle_timeout_s);
-        timeouts.keep_alive_pings = limits.keepalive_pings;
-        self->ws_.set_option(timeouts);
-        const std::string subprotocol(rpc::subprotocol(self->protocol_.version));
-        self->ws_.set_option(
-            websocket::stream_base::decorator([subprotocol](websocket::response_type& res) {
-              res.set(http::field::server, "ocppgw");
-              res.set(http::field::sec_websocket_protocol, subprotocol);
-            }));
-        // Our read loop enforces max_frame_bytes itself so that it can keep the start of an
-        // oversize frame for the Invalid event; Beast's own limit would discard it unread.
-        self->ws_.read_message_max(0);
-        self->ws_.auto_fragment(false);
-        self->ws_.async_accept(req, [self](beast::error_code ec) { self->on_accept(ec); });
+        self->ws_.async_accept(*self, self, req, rpc::subprotocol(self->protocol_.version));
       });
 }
 
-void WsSession::on_accept(beast::error_code ec) {
+void WsSession::on_ws_accepted(beast::error_code ec) {
   if (ec) {
     log::warn("handshake_failed", charge_point_id_,
               {{"remote", remote_address_}, {"error", ec.message()}});
     return;
   }
   accepted_ = true;
-  // The stream lives in the session: the callback cannot outlive `this`.
-  ws_.control_callback(
-      [this](websocket::frame_type kind, beast::string_view) { on_control_frame(kind); });
   if (auto old = services_.registry.add(charge_point_id_, shared_from_this())) {
     log::info("connection_replaced", charge_point_id_, {{"remote", remote_address_}});
     old->close_async(websocket::close_code::normal, "replaced by a newer connection");
@@ -144,9 +130,9 @@ void WsSession::on_accept(beast::error_code ec) {
   do_read();
 }
 
-void WsSession::on_control_frame(websocket::frame_type kind) {
+void WsSession::on_ws_control(ws::Opcode) {
   const double rate = services_.config.limits.max_messages_per_s;
-  if (kind == websocket::frame_type::close || rate <= 0 || control_flood_) return;
+  if (rate <= 0 || control_flood_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - control_refilled_).count();
   control_refilled_ = now;
@@ -168,7 +154,7 @@ void WsSession::on_control_frame(websocket::frame_type kind) {
     // client does not read: a flooder gets one second, then the connection is cut.
     self->rate_timer_.expires_after(std::chrono::seconds(1));
     self->rate_timer_.async_wait([self](beast::error_code ec) {
-      if (!ec && !self->finished_) self->ws_.tcp().close();
+      if (!ec && !self->finished_) self->ws_.close_now();
     });
   });
 }
@@ -231,6 +217,25 @@ void WsSession::do_read() {
   if (inflight_.size() >= services_.config.limits.max_inflight_per_connection) return;
   if (const auto delay = read_delay(); delay.count() > 0) return wait_then_read(delay);
   reading_ = true;
+  // Between messages the connection waits for its next bytes holding no buffer: most
+  // connections are idle most of the time.
+  if (message_.empty()) {
+    read_offered_ = 0;
+    return ws_.async_wait_readable();
+  }
+  read_message();
+}
+
+void WsSession::on_ws_readable(beast::error_code ec) {
+  if (ec) return on_ws_read(ec, 0);
+  if (draining_ || finished_) {
+    reading_ = false;
+    return;
+  }
+  read_message();
+}
+
+void WsSession::read_message() {
   // The message is read into the string it is handed on in: no read buffer of its own and no
   // copy out of one (Beast's dynamic-buffer read offered 1,536 bytes at every message start, a
   // "large" allocation, then the text was copied out and the buffer freed). A read at a message
@@ -250,13 +255,10 @@ void WsSession::do_read() {
     message_.swap(grown);
   }
   message_.resize(have + read_offered_);
-  ws_.async_read_some(net::buffer(message_.data() + have, read_offered_),
-                      [self = shared_from_this()](beast::error_code ec, size_t bytes) {
-                        self->on_read(ec, bytes);
-                      });
+  ws_.async_read_some(net::buffer(message_.data() + have, read_offered_));
 }
 
-void WsSession::on_read(beast::error_code ec, size_t bytes) {
+void WsSession::on_ws_read(beast::error_code ec, size_t bytes) {
   reading_ = false;
   message_.resize(message_.size() - read_offered_ + bytes);
   byte_tokens_ -= static_cast<double>(bytes);
@@ -266,9 +268,8 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
   if (ec) {
     std::string reason;
     if (ec == websocket::error::closed) {
-      const auto& cr = ws_.reason();
-      reason = "closed by charge point (" + std::to_string(cr.code) +
-               (cr.reason.empty() ? "" : " " + std::string(cr.reason.c_str())) + ")";
+      reason = "closed by charge point (" + std::to_string(ws_.close_code()) +
+               (ws_.close_text().empty() ? "" : " " + ws_.close_text()) + ")";
       if (closing_) reason = end_reason_;
     } else if (ec == beast::error::timeout) {
       reason = "idle timeout";
@@ -295,6 +296,9 @@ void WsSession::on_read(beast::error_code ec, size_t bytes) {
     return;
   }
   if (!ws_.is_message_done()) {
+    // Nothing read (only pings or pongs arrived): the next message has not begun, and the
+    // connection waits for it without a buffer.
+    if (message_.empty()) message_ = std::string();
     do_read();
     return;
   }
@@ -470,15 +474,10 @@ void WsSession::close_for_overflow() {
 
 void WsSession::do_write() {
   writing_ = true;
-  ws_.text(true);
-  ws_.async_write(
-      net::buffer(write_queue_.front()),
-      WithRecycledMemory([self = shared_from_this()](beast::error_code ec, size_t bytes) {
-        self->on_write(ec, bytes);
-      }));
+  ws_.async_write_text(net::buffer(write_queue_.front()));
 }
 
-void WsSession::on_write(beast::error_code ec, size_t) {
+void WsSession::on_ws_written(beast::error_code ec) {
   writing_ = false;
   queued_bytes_ -= write_queue_.front().size();
   write_queue_.pop_front();
@@ -612,7 +611,8 @@ void WsSession::close(websocket::close_code code, std::string reason) {
   if (draining_ || finished_) return;
   draining_ = true;
   if (end_reason_.empty()) end_reason_ = reason;
-  close_reason_ = websocket::close_reason(code, reason);
+  close_code_ = static_cast<uint16_t>(code);
+  close_text_ = std::move(reason);
   rate_timer_.cancel();
   maybe_finish_close();
 }
@@ -627,10 +627,10 @@ void WsSession::maybe_finish_close() {
     return;
   }
   closing_ = true;
-  ws_.async_close(close_reason_, [self = shared_from_this()](beast::error_code) {
-    self->finish(self->end_reason_);
-  });
+  ws_.async_close(close_code_, close_text_);
 }
+
+void WsSession::on_ws_closed(beast::error_code) { finish(end_reason_); }
 
 void WsSession::finish(std::string reason) {
   if (finished_) return;
@@ -640,9 +640,7 @@ void WsSession::finish(std::string reason) {
   disk_paused_ = false;
   pending_.fail_all(CallOutcome::Kind::Disconnected, reason);
   send_next_call();  // finished: the queued calls end as Disconnected
-  beast::error_code ignored;
-  ws_.tcp().socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-  ws_.tcp().socket().close(ignored);
+  ws_.close_now();
   if (!accepted_) return;
   services_.registry.remove(charge_point_id_, this);
   log::info("disconnected", charge_point_id_, {{"remote", remote_address_}, {"reason", reason}});
@@ -651,7 +649,7 @@ void WsSession::finish(std::string reason) {
   nlohmann::json details = {{"remote_address", remote_address_},
                             {"subprotocol", std::string(rpc::subprotocol(protocol_.version))},
                             {"reason", reason}};
-  if (closing_) details["close_code"] = static_cast<int>(close_reason_.code);
+  if (closing_) details["close_code"] = static_cast<int>(close_code_);
   // Not through submit(): nothing waits for this commit on a finished session.
   csms::SinkEntry entry;
   entry.charge_point_id = charge_point_id_;

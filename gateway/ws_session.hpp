@@ -2,13 +2,12 @@
 // text frames, runs each through rpc::dispatch, submits the frame with its events and writes to
 // the event sink and sends the reply only once the sink reports the commit (ack-after-durable),
 // in the order the frames arrived, even though several frames may await their commit at once.
-// It also owns the write queue (one async_write at a time), keepalive pings and the idle
-// timeout, the frame-size, message-rate and byte-rate limits, the bound on queued outbound
-// bytes (a peer that does not read its replies is cut off), the disk-space pause (DiskGuard),
-// Connection events, and the CSMS->charge point calls awaiting an answer (PendingCalls).
-// Threading: every member runs on the session's strand (the socket's executor). The public
-// methods call(), close_async() and info() may be called from any thread: the first two post to
-// the strand, info() reads immutable fields.
+// It also owns the write queue (one write at a time), the frame-size, message-rate and byte-rate
+// limits, the bound on queued outbound bytes (a peer that does not read its replies is cut off),
+// the disk-space pause (DiskGuard), Connection events, and the CSMS->charge point calls awaiting an
+// answer (PendingCalls). Threading: every member runs on the session's strand (the socket's
+// executor). The public methods call(), close_async() and info() may be called from any thread: the
+// first two post to the strand, info() reads immutable fields.
 #pragma once
 
 #include <chrono>
@@ -19,19 +18,20 @@
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include "gateway/pending_calls.hpp"
 #include "gateway/services.hpp"
 #include "gateway/session_registry.hpp"
 #include "gateway/tls_stream.hpp"
+#include "gateway/ws_stream.hpp"
 #include "rpc/dispatcher.hpp"
 #include "rpc/frame_metrics.hpp"
 #include "util/idle_queue.hpp"
 
 namespace ocppgw::gateway {
 
-class WsSession : public std::enable_shared_from_this<WsSession> {
+class WsSession : public std::enable_shared_from_this<WsSession>, private WsStream::Owner {
  public:
   // `slot` is held for the connection's lifetime (the per-address connection limit).
   // `already_read`: bytes read from the connection after the upgrade request (copied), the
@@ -65,9 +65,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     std::optional<rpc::CertificateRequest> certificate_to_sign;
   };
 
-  void on_accept(boost::beast::error_code ec);
+  // WsStream::Owner
+  void on_ws_accepted(boost::beast::error_code ec) override;
+  void on_ws_readable(boost::beast::error_code ec) override;
+  void on_ws_read(boost::beast::error_code ec, size_t bytes) override;
+  void on_ws_written(boost::beast::error_code ec) override;
+  void on_ws_closed(boost::beast::error_code ec) override;
+  void on_ws_control(ws::Opcode opcode) override;
+
   void do_read();
-  void on_read(boost::beast::error_code ec, size_t bytes);
+  // Allocates what the message's first read offers and reads (the connection has bytes).
+  void read_message();
   void handle_text(std::string text);
   void dispatch_offloaded(std::string text);
   void on_dispatched(std::string text, int64_t now, std::unique_ptr<rpc::WriteSet> writes,
@@ -82,7 +90,6 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void flush_replies();
   void send(std::string text);
   void do_write();
-  void on_write(boost::beast::error_code ec, size_t bytes);
   void close(boost::beast::websocket::close_code code, std::string reason);
   void maybe_finish_close();
   void finish(std::string reason);
@@ -102,9 +109,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void record_call(const CallRequest& request, const CallOutcome& outcome, int64_t started_ms,
                    std::function<void()> then = {});
   rpc::CallContext context(int64_t now_ms);
-  void on_control_frame(boost::beast::websocket::frame_type kind);
 
-  WsStream ws_;  // plain or TLS (see tls_stream.hpp)
+  WsStream ws_;  // plain or TLS
   Services& services_;
   const std::string charge_point_id_;
   const std::string remote_address_;
@@ -121,7 +127,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   size_t read_offered_ = 0;     // bytes the pending read may fill past message_'s content
   size_t first_read_size_ = 0;  // what a read at the next message start offers (do_read)
   std::chrono::steady_clock::time_point frame_read_at_;  // when the last whole frame was read
-  bool reading_ = false;
+  bool reading_ = false;                                 // a wait for bytes or a read is in flight
   bool offloaded_ = false;              // a frame is being dispatched on the bulk pool
   util::IdleQueue<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
@@ -134,8 +140,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   double byte_tokens_ = 0;
   std::chrono::steady_clock::time_point refilled_;
   boost::asio::steady_timer rate_timer_;
-  // Pings and pongs: an allowance of their own, as large as the message rate. Beast answers a
-  // ping inside the read, so a flood of them cannot be slowed down like frames; beyond the
+  // Pings and pongs: an allowance of their own, as large as the message rate. The stream answers
+  // a ping inside the read, so a flood of them cannot be slowed down like frames; beyond the
   // allowance the connection is closed (1008).
   double control_tokens_ = 0;
   std::chrono::steady_clock::time_point control_refilled_;
@@ -153,7 +159,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool draining_ = false;  // close requested: read no more, close once replies are out
   bool closing_ = false;   // async_close issued
   bool finished_ = false;
-  boost::beast::websocket::close_reason close_reason_;
+  uint16_t close_code_ = 0;  // of the close frame to send
+  std::string close_text_;
   std::string end_reason_;  // for the disconnect log line and event
 };
 
