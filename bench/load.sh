@@ -31,6 +31,8 @@
 # Environment: OCPPGW_BIN, OCPPSIM_BIN (default build/...), PORT (18180), N (200), KAFKA=1
 # (throughput with a local KRaft broker started by scripts/kafka.sh),
 # INFLIGHT (8), DUR (20 s), CONN_COUNTS ("10000 19000"), STORM_N (19000), STORM_BACKLOG (2),
+# CONNECT_RATE (2000/s: how fast `connections` opens its charge points; a 2-core machine
+# completes ~500 TLS handshakes/s beside the simulator, so wss runs there need ~400),
 # NODES_CONNS (100000), NODES_CONNECT_RATE (2000/s in all), NODES_STORM (50000; 0: skip),
 # PER_NODE (19000), ANALYTICS_EVENTS (10000000), PACED_RATE (5000), TARGET_CONNS (19500),
 # BENCH_DIR (build/bench), RAM_DIR (/dev/shm: where `targets` puts the data dir of its two
@@ -47,6 +49,7 @@ DUR="${DUR:-20}"
 CONN_COUNTS="${CONN_COUNTS:-10000 19000}"
 STORM_N="${STORM_N:-19000}"
 STORM_BACKLOG="${STORM_BACKLOG:-2}"
+CONNECT_RATE="${CONNECT_RATE:-2000}"
 results="$root/bench/results"
 mkdir -p "$results"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -196,9 +199,9 @@ conn_run() {
   start_gateway "${tls_args[@]}"
   sleep 1
   local base; base="$(rss_kb "$GW_PID")"
-  local r="$work/conn-$scheme-$n.json" peak=0 ramp_s=$(( n / 2000 + 4 ))
+  local r="$work/conn-$scheme-$n.json" peak=0 ramp_s=$(( n / CONNECT_RATE + 4 ))
   sim --url "$url" "${sim_tls[@]}" -n "$n" --connectors 1 --heartbeat 30 --sessions-per-hour 0 \
-    --connect-rate 2000 --duration $((ramp_s + 20)) --drain 5 --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
+    --connect-rate "$CONNECT_RATE" --duration $((ramp_s + 20)) --drain 5 --source 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 \
     --report "$r" >"$r.out" 2>"$r.err" &
   local sim_pid=$! t0=$SECONDS steady=0 sqlite_kib=0
   # Peak includes the ramp's transients (boot bursts through the sink and analytics); the

@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(frame_fuzz schema_fuzz dispatch16_fuzz dispatch201_fuzz http_fuzz)
+((${#targets[@]})) || targets=(frame_fuzz schema_fuzz dispatch16_fuzz dispatch201_fuzz http_fuzz ws_frame_fuzz)
 build="$root/build-fuzz"
 
 bash "$root/scripts/setup.sh" >/dev/null || { echo "fuzz: setup failed"; echo "0 passed, 1 failed"; exit 1; }
