@@ -536,7 +536,9 @@ TEST(EventText, RandomEventsAgreeWithTheTree) {
     RecordProperty(ascii ? "answered_ascii" : "answered_any", answered);
     // ASCII events are the reader's (the few refused hold an extra that is not an object);
     // the others nearly all hold UTF-8 or \u escapes, which are the tree's.
-    if (ascii) EXPECT_GT(answered, kEvents * 9 / 10);
+    if (ascii) {
+      EXPECT_GT(answered, kEvents * 9 / 10);
+    }
   }
 }
 
