@@ -261,11 +261,16 @@ TEST(WsStream, TheServersCloseWaitsForThePeersAnswer) {
   for (const auto& e : gw.sink.entries()) EXPECT_EQ(e.raw.find("late"), std::string::npos);
 }
 
-TEST(WsStream, ASilentConnectionIsPingedAtHalfTheIdleTimeoutThenClosed) {
+// Keepalive on with a 2 s idle timeout: a ping is due after 1 s of silence.
+Config keepalive_config() {
   Config config = test_config();
   config.limits.idle_timeout_s = 2;
   config.limits.keepalive_pings = true;
-  Gateway gw(config);
+  return config;
+}
+
+TEST(WsStream, ASilentConnectionIsPingedAtHalfTheIdleTimeoutThenClosed) {
+  Gateway gw(keepalive_config());
   RawClient cp(gw.port());
   const auto start = std::chrono::steady_clock::now();
   const auto ping = cp.frame();
@@ -283,10 +288,7 @@ TEST(WsStream, ASilentConnectionIsPingedAtHalfTheIdleTimeoutThenClosed) {
 }
 
 TEST(WsStream, APongKeepsASilentConnectionOpen) {
-  Config config = test_config();
-  config.limits.idle_timeout_s = 2;
-  config.limits.keepalive_pings = true;
-  Gateway gw(config);
+  Gateway gw(keepalive_config());
   RawClient cp(gw.port());
   for (int i = 0; i < 3; ++i) {
     const auto ping = cp.frame();
