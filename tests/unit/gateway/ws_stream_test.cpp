@@ -236,7 +236,10 @@ TEST(WsStream, ThePeersCloseIsEchoedWithItsCodeThenTheServerEndsTcp) {
     EXPECT_EQ(f->close_code(), 4000);
     EXPECT_TRUE(cp.ended());
   }
-  for (int i = 0; i < 100 && gw.registry.size() > 0; ++i)
+  // The disconnect event is written as the session ends, on the gateway's thread: wait for it
+  // (up to 5 s, for a loaded or sanitized run) rather than for the registry, which may empty first.
+  for (int i = 0; i < 500 && gw.sink.events_of_type(analytics::EventType::Connection).size() < 2;
+       ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const auto connections = gw.sink.events_of_type(analytics::EventType::Connection);
   ASSERT_EQ(connections.size(), 2u);
