@@ -58,17 +58,20 @@ int main(int argc, char** argv) {
   std::string path =
       (std::filesystem::temp_directory_path() / "ocppgw_analytics_bench.db").string();
   bool durable = false;
+  int cache_mb = PipelineOptions{}.cache_mb;  // what the gateway runs with
   app.add_option("--events", total, "events to replay")->capture_default_str();
   app.add_option("--batch", batch, "events per pipeline batch")->capture_default_str();
   app.add_option("--db", path, "analytics store (deleted first)")->capture_default_str();
   app.add_flag("--durable", durable, "synchronous=FULL (default NORMAL)");
+  app.add_option("--cache-mb", cache_mb, "SQLite page cache of the writer connection")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 
   PipelineOptions o;
   o.path = path;
   o.durable = durable;
-  o.cache_mb = 256;
+  o.cache_mb = cache_mb;
   ocppgw::storage::Status s;
   auto p = Pipeline::open(o, &s);
   if (!p) {
@@ -80,8 +83,9 @@ int main(int argc, char** argv) {
   bool probed_small = false;
   uint64_t index = 0;
   auto t_all = std::chrono::steady_clock::now();
-  std::printf("replaying %lld events, batch %zu, %s\n", static_cast<long long>(total), batch,
-              durable ? "synchronous=FULL" : "synchronous=NORMAL");
+  std::printf("replaying %lld events, batch %zu, %s, page cache %d MiB\n",
+              static_cast<long long>(total), batch,
+              durable ? "synchronous=FULL" : "synchronous=NORMAL", cache_mb);
   while (fed < total) {
     if (!probed_small && fed >= 100000) {
       probe(*p, 1000000, index, "~100k");

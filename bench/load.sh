@@ -221,8 +221,8 @@ conn_run() {
   [ "$steady" -eq 0 ] && steady="$peak"
   CONN_PER=$(( (steady - base) * 1024 / (held > 0 ? held : 1) ))
   local peak_per=$(( (peak - base) * 1024 / (held > 0 ? held : 1) ))
-  # SQLite's page caches grow with the data the boots write but are capped (analytics 64 MiB,
-  # gateway ~2 MiB per SQLite handle): the figure without them is what 100k would cost.
+  # SQLite's page caches grow with the data the boots write but are capped (analytics_cache_mb,
+  # 16 MiB; ~2 MiB per other SQLite handle): the figure without them is what 100k would cost.
   local no_sqlite=$(( (steady - sqlite_kib - base) * 1024 / (held > 0 ? held : 1) ))
   say "held $held/$n (ramp $(fig "$r" '.run.ramp_s | . * 100 | floor / 100') s); gateway RSS idle ${base} KiB, steady ${steady} KiB, peak ${peak} KiB: $CONN_PER bytes per connection steady ($peak_per at peak; $no_sqlite without SQLite's ${sqlite_kib} KiB of caches); heartbeat p99 $(fig "$r" '.run.latency.p99_us')us"
   put "$key[\"$n\"]" "{\"held\": $held, \"rss_base_kib\": $base, \"rss_steady_kib\": $steady, \"rss_peak_kib\": $peak, \"bytes_per_connection\": $CONN_PER, \"bytes_per_connection_peak\": $peak_per, \"sqlite_kib\": $sqlite_kib, \"bytes_per_connection_without_sqlite\": $no_sqlite}"

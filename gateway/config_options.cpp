@@ -275,6 +275,10 @@ void add_storage_options(std::vector<OptionSpec>& s) {
                          "missing); empty: <data_dir>/analytics.db. On another device than "
                          "data_dir, its writes do not delay the acknowledgements",
                          &Config::analytics_db));
+  s.push_back(number_opt("analytics_cache_mb",
+                         "MiB of SQLite page cache for the analytics store's writer; a larger "
+                         "cache adds RSS and little speed (docs/configuration.md)",
+                         &Config::analytics_cache_mb, 1, 65536));
   s.push_back(string_opt("kafka_brokers",
                          "Kafka bootstrap servers (comma-separated); empty: events stay in the "
                          "durable outbox until brokers are configured",

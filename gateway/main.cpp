@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
       if (auto s = env.kafka.set(k, v); !s.ok())
         throw CLI::RuntimeError("kafka." + k + ": " + s.message(), 2);
     env.pipeline.path = c.analytics_db_path();
+    env.pipeline.cache_mb = c.analytics_cache_mb;
     return env;
   });
   ocppgw::analytics::add_analytics_commands(cli, [&] {
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
     ocppgw::analytics::AnalyticsCliEnv env;
     env.gateway_db_path = c.db_path();
     env.analytics.path = c.analytics_db_path();
+    env.analytics.cache_mb = c.analytics_cache_mb;
     return env;
   });
   ocppgw::analytics::add_delta_commands(

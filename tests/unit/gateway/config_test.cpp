@@ -84,6 +84,13 @@ TEST(Config, AnalyticsStoreMayLiveOutsideTheDataDir) {
   c = load({"--data-dir", "/var/lib/ocppgw", "--analytics-db", ""});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->analytics_db_path(), "/var/lib/ocppgw/analytics.db");
+  EXPECT_EQ(c->analytics_cache_mb, 16);
+  c = load({"--analytics-cache-mb", "128"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->analytics_cache_mb, 128);
+  std::string error;
+  EXPECT_FALSE(load({"--analytics-cache-mb", "0"}, &error));
+  EXPECT_NE(error.find("--analytics-cache-mb"), std::string::npos);
   fake_env.clear();
 }
 
