@@ -41,6 +41,14 @@ foreach(lib arrow parquet)
   target_include_directories(ocppgw::${lib} SYSTEM INTERFACE ${OCPPGW_ARROW_INCLUDE_DIR})
 endforeach()
 target_link_libraries(ocppgw::parquet INTERFACE ocppgw::arrow)
+# The wheel's libparquet carries a static OpenSSL (3.5) and exports all of it, unversioned.
+# Loaded before the system's libssl/libcrypto it wins the symbol lookup, and Debian's libssl
+# 3.0 then runs on the wheel's libcrypto: another version's internals, outside Debian's
+# security updates. So every binary names the system OpenSSL first, ahead of its objects and
+# libraries (CMake's own ordering puts it after Arrow), and binds to it alone
+# (TlsContext.OpenSslIsTheSystemOne checks it).
+add_link_options("LINKER:--push-state,--no-as-needed" ${OPENSSL_SSL_LIBRARY}
+                 ${OPENSSL_CRYPTO_LIBRARY} "LINKER:--pop-state")
 # The build tree gets the RPATH from the imported location; an installed binary needs it too.
 list(APPEND CMAKE_INSTALL_RPATH ${OCPPGW_PYARROW_DIR}/lib)
 message(STATUS "Arrow and Parquet ${OCPPGW_PYARROW_VERSION}: pyarrow wheel in ${OCPPGW_PYARROW_DIR}")

@@ -3,7 +3,10 @@
 // tests/integration/security/).
 #include "gateway/tls.hpp"
 
+#include <dlfcn.h>
+
 #include <fstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -40,6 +43,23 @@ TEST(TlsContext, UnreadableFilesAreNamed) {
 }
 
 TEST(TlsContext, NoPeerNoCommonName) { EXPECT_FALSE(peer_common_name(nullptr)); }
+
+// The pyarrow wheel's libparquet exports a whole OpenSSL of its own (cmake/arrow.cmake). Every
+// OpenSSL symbol must resolve to the system's libssl/libcrypto, the pair Debian builds, patches
+// and ships together; dlsym(RTLD_DEFAULT) looks up the way the dynamic linker binds libssl.
+TEST(TlsContext, OpenSslIsTheSystemOne) {
+  for (const char* symbol : {"CRYPTO_zalloc", "EVP_CIPHER_fetch", "EVP_MAC_fetch",
+                             "X509_verify_cert", "OPENSSL_init_crypto", "SSL_new"}) {
+    void* address = dlsym(RTLD_DEFAULT, symbol);
+    ASSERT_NE(address, nullptr) << symbol;
+    Dl_info info{};
+    ASSERT_NE(dladdr(address, &info), 0) << symbol;
+    const std::string file = info.dli_fname ? info.dli_fname : "";
+    EXPECT_TRUE(file.find("/libcrypto.so") != std::string::npos ||
+                file.find("/libssl.so") != std::string::npos)
+        << symbol << " resolves to " << file;
+  }
+}
 
 }  // namespace
 }  // namespace ocppgw::gateway
