@@ -1,6 +1,7 @@
 // analytics/delta_mirror_worker.cpp
 #include "analytics/delta_mirror_worker.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -69,6 +70,10 @@ void DeltaMirrorWorker::run() {
 std::optional<CycleReport> DeltaMirrorWorker::run_now(Status* status) {
   std::lock_guard cycle(cycle_mutex_);  // one cycle at a time: the timer's or an API call's
   auto report = mirror_.run_cycle(status);
+  // A cycle builds the changed partitions in memory and frees them at its end; glibc keeps
+  // freed pages in its arenas (as RSS) until told to hand them back (gateway/main.cpp says why
+  // Arrow allocates from glibc).
+  ::malloc_trim(0);
   std::lock_guard lock(mutex_);
   ++cycles_;
   if (!report) {

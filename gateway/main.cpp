@@ -1,6 +1,7 @@
 // gateway/main.cpp: the `ocppgw` binary. Without a subcommand it serves (gateway/app); the
 // subcommands are registered by the modules that own them, each with a function that adds a
 // CLI11 subcommand and receives the resolved configuration only when it runs.
+#include <cstdlib>
 #include <iostream>
 #include <string_view>
 
@@ -24,6 +25,13 @@ using ocppgw::gateway::Config;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Arrow (the Delta mirror's Parquet writer) allocates from glibc, not from the jemalloc pool
+  // the pyarrow wheel's Arrow picks by default. A mirror cycle builds the changed partitions in
+  // memory about once a minute; jemalloc kept what a cycle had freed, ~110 MB of RSS for good
+  // after one cycle over 19,500 charge points, where glibc hands it back after each cycle
+  // (DeltaMirrorWorker; BENCHMARKS.md, "memory per idle connection"). Arrow reads this once,
+  // before its first allocation; an operator's own choice is kept.
+  ::setenv("ARROW_DEFAULT_MEMORY_POOL", "system", /*overwrite=*/0);
   // Log lines go to stderr from the start: subcommands print their results (JSON) on stdout.
   ocppgw::log::init("info", "text");
   CLI::App cli{
