@@ -68,8 +68,8 @@ struct PipelineOptions {
   // SQLite page cache of the writer connection. Past a few MiB it buys nothing: the batches
   // touch index pages at random keys across the whole store, which no cache of a size a
   // gateway can spare holds, and misses are served from the kernel's page cache. 16 MiB and
-  // 64 MiB replay at the same rate side by side (BENCHMARKS.md, "memory per idle
-  // connection"); each MiB here is RSS the process holds for good.
+  // 64 MiB replay at the same rate side by side (BENCHMARKS.md, "what the slow ramp held");
+  // each MiB here is RSS the process holds for good.
   int cache_mb = 16;
 };
 

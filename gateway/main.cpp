@@ -27,9 +27,9 @@ using ocppgw::gateway::Config;
 int main(int argc, char** argv) {
   // Arrow (the Delta mirror's Parquet writer) allocates from glibc, not from the jemalloc pool
   // the pyarrow wheel's Arrow picks by default. A mirror cycle builds the changed partitions in
-  // memory about once a minute; jemalloc kept what a cycle had freed, ~110 MB of RSS for good
+  // memory about once a minute; jemalloc kept what a cycle had freed, ~120 MB of RSS for good
   // after one cycle over 19,500 charge points, where glibc hands it back after each cycle
-  // (DeltaMirrorWorker; BENCHMARKS.md, "memory per idle connection"). Arrow reads this once,
+  // (DeltaMirrorWorker; BENCHMARKS.md, "what the slow ramp held"). Arrow reads this once,
   // before its first allocation; an operator's own choice is kept.
   ::setenv("ARROW_DEFAULT_MEMORY_POOL", "system", /*overwrite=*/0);
   // Log lines go to stderr from the start: subcommands print their results (JSON) on stdout.
