@@ -35,6 +35,7 @@
 # completes ~500 TLS handshakes/s beside the simulator, so wss runs there need ~400),
 # NODES_CONNS (100000), NODES_CONNECT_RATE (2000/s in all), NODES_STORM (50000; 0: skip),
 # PER_NODE (19000), ANALYTICS_EVENTS (10000000), PACED_RATE (5000), TARGET_CONNS (19500),
+# TARGET_CONNECT_RATE (400/s: the connect rate of the memory rows of `targets`),
 # BENCH_DIR (build/bench), RAM_DIR (/dev/shm: where `targets` puts the data dir of its two
 # attribution runs; skipped when not writable).
 # The per-process open-file limit caps connection counts (hard limit here: see `ulimit -Hn`).
@@ -483,6 +484,11 @@ bench_targets() {
     say "$(printf '%-6s' "$f"): $(fig "$work/$f.json" '.run.sustained_calls_per_s | floor') CALLs/s, p50 $(fig "$work/$f.json" '.run.steady_latency.p50_us')us, p99 $(fig "$work/$f.json" '.run.steady_latency.p99_us')us, errors $(fig "$work/$f.json" '.run.call_errors')"
   done
 
+  # The memory rows open their connections at TARGET_CONNECT_RATE (400/s): slow enough for the
+  # TLS handshakes of any 2-core machine, and their sample then falls after every connection's
+  # first heartbeats and after the Delta mirror's first cycle (60 s in), the state a
+  # connection lives in, not the quiet moment right after a fast ramp.
+  CONNECT_RATE="${TARGET_CONNECT_RATE:-400}"
   conn_run "$conns" ws
   local ws_per=$CONN_PER ws_held
   ws_held="$(fig "$work/conn-ws-$conns.json" '.run.max_connected')"
