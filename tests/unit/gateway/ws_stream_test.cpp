@@ -172,6 +172,32 @@ TEST(WsStream, FramesSentInOneWriteAreEachAnsweredInOrder) {
   for (const char* id : {"a", "b", "c"}) EXPECT_EQ(reply_of(cp.data_or_close())[1], id);
 }
 
+// A burst of 40 CALLs with 6 pings among them, in one write: the replies and the pongs share
+// the write path (a pong may go out with a reply), and each comes back whole and in order.
+TEST(WsStream, ABurstOfCallsAndPingsComesBackWholeAndInOrder) {
+  Gateway gw;
+  RawClient cp(gw.port());
+  std::string burst;
+  for (int i = 0; i < 40; ++i) {
+    burst += text(heartbeat("m" + std::to_string(i)));
+    if (i % 7 == 0) burst += client_frame(0x89, "p" + std::to_string(i));
+  }
+  cp.send(burst);
+  int replies = 0;
+  int pongs = 0;
+  while (replies < 40 || pongs < 6) {
+    const auto f = cp.frame();
+    ASSERT_TRUE(f) << "ended after " << replies << " replies and " << pongs << " pongs";
+    if (f->opcode == 0xA) {
+      EXPECT_EQ(f->payload, "p" + std::to_string(7 * pongs));
+      ++pongs;
+    } else if (f->opcode != 9) {
+      EXPECT_EQ(reply_of(f)[1], "m" + std::to_string(replies));
+      ++replies;
+    }
+  }
+}
+
 TEST(WsStream, APingInsideAFragmentedMessageIsAnsweredAndTheMessageArrivesWhole) {
   Gateway gw;
   RawClient cp(gw.port());
