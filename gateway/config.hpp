@@ -91,7 +91,8 @@ struct Config {
   // The analytics store's file; on a device of its own its writes do not slow the event log's
   // fsyncs, which every acknowledgement waits for (docs/configuration.md, "The disks").
   std::string analytics_db;  // empty: <data_dir>/analytics.db
-  // Its writer's SQLite page cache in MiB (why 16: analytics/pipeline.hpp).
+  // Its writer's SQLite page cache in MiB: analytics::PipelineOptions's default (config_test
+  // holds them equal; why 16: analytics/pipeline.hpp).
   int analytics_cache_mb = 16;
   // The Delta Lake mirror of the analytics tables (docs/delta.md).
   std::string delta_root;     // empty: <data_dir>/delta
