@@ -43,8 +43,32 @@ CheckpointerStats Checkpointer::stats() const {
   return stats_;
 }
 
+void Checkpointer::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    requested_ = true;
+  }
+  wake_.notify_one();
+}
+
 int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal_pages) {
   auto* c = static_cast<Checkpointer*>(self);
+  if (c->finish_requested_.exchange(false)) {
+    const int left = wal_pages - c->copied_up_to_.load();
+    if (left >= 0 && left <= c->options_.finish_pages) {
+      // Nothing is appended while the writer checkpoints, so this copies every frame left and
+      // the writer's next transaction restarts the WAL (unless a reader still holds an older
+      // snapshot; then the thread wakes again after start_pages more frames and this repeats).
+      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      std::lock_guard lock(c->mutex_);
+      ++c->stats_.finishing_checkpoints;
+      return SQLITE_OK;
+    }
+    if (left > 0) {  // more than that appended during the thread's pass: it copies them first
+      c->wake();
+      return SQLITE_OK;
+    }
+  }
   if (wal_pages >= c->options_.inline_pages) {
     // The thread cannot keep up (or a reader pins old frames): the writer pays, as SQLite's
     // own automatic checkpoint would, so the WAL does not grow without bound.
@@ -53,20 +77,14 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal
     ++c->stats_.inline_checkpoints;
     return SQLITE_OK;
   }
-  // The WAL restarts from its beginning only when the writer begins a transaction after a
-  // checkpoint copied every frame and no reader holds an older snapshot. The thread's
-  // checkpoint races with the writer, which appends meanwhile, and the publisher and analytics
-  // read all the time, so wal_pages often keeps counting past the threshold. Waking per
-  // start_pages of new frames, not on every commit past it, keeps that from becoming a
-  // checkpoint and a database fsync per commit (211 in 30 s at 5,000 frames/s before).
+  // While a reader (the publisher, analytics reading back) holds an older snapshot, the WAL
+  // cannot start over and wal_pages keeps counting past the threshold. Waking per start_pages
+  // of new frames, not on every commit past it, keeps that from becoming a checkpoint and a
+  // database fsync per commit (211 in 30 s at 5,000 frames/s before).
   if (wal_pages < c->pages_at_last_wake_) c->pages_at_last_wake_ = 0;  // the WAL restarted
   if (wal_pages - c->pages_at_last_wake_ >= c->options_.start_pages) {
     c->pages_at_last_wake_ = wal_pages;
-    {
-      std::lock_guard lock(c->mutex_);
-      c->requested_ = true;
-    }
-    c->wake_.notify_one();
+    c->wake();
   }
   return SQLITE_OK;
 }
@@ -79,10 +97,18 @@ void Checkpointer::run() {
     if (stopping_) return;
     requested_ = false;
     lock.unlock();
-    int rc = sqlite3_wal_checkpoint_v2(own_->handle(), "main", SQLITE_CHECKPOINT_PASSIVE, nullptr,
-                                       nullptr);
-    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+    int frames = 0;
+    int copied = 0;
+    int rc = sqlite3_wal_checkpoint_v2(own_->handle(), "main", SQLITE_CHECKPOINT_PASSIVE, &frames,
+                                       &copied);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY)  // BUSY: the writer checkpoints itself right now
       spdlog::warn("checkpoint of {} failed: {}", own_->path(), sqlite3_errmsg(own_->handle()));
+    // Every frame of the WAL as it was when the pass began is copied (a reader's older snapshot
+    // would have held some back): the writer's hook finishes what it appended meanwhile.
+    if (rc == SQLITE_OK && frames > 0 && copied == frames) {
+      copied_up_to_ = copied;
+      finish_requested_ = true;
+    }
     lock.lock();
     ++stats_.checkpoints;
   }

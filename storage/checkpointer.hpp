@@ -6,11 +6,19 @@
 // writer's commit only looks at the WAL's size; a second connection on its own thread copies
 // the pages back (a PASSIVE checkpoint: it never blocks the writer or readers). Should the
 // thread fall far behind, the writer checkpoints inline again, so the WAL stays bounded.
+// The thread's checkpoints race with the writer, which appends meanwhile, so on their own they
+// never copy the last frames and the WAL never restarts: it grew to the inline bound, and every
+// commit extended the file, whose fdatasync then also commits the file system's journal (on
+// ext4 about twice the latency of overwriting blocks the file already has; BENCHMARKS.md, "the
+// event log's WAL starts over"). So once the thread has copied all but a few frames, the writer
+// copies those at its next commit, and its next transaction starts the WAL over at its
+// beginning, writing over the blocks the file already has.
 // Threading: attach() on the writer's thread before it writes; the hook runs on the writer's
 // thread at each commit; the checkpointer's connection is used only by its own thread.
 // Destroy the Checkpointer before the writer's Db.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -26,11 +34,15 @@ struct CheckpointerOptions {
   // it last woke, or since the WAL restarted.
   int start_pages = 4096;
   int inline_pages = 65536;  // the writer checkpoints itself beyond this: ~256 MiB
+  // After a pass of the thread, the writer copies the frames it appended meanwhile itself when
+  // they are at most this many; if more, the thread runs another pass first.
+  int finish_pages = 256;  // ~1 MiB: a copy and an fsync of about a millisecond on the writer
 };
 
 struct CheckpointerStats {
-  int64_t checkpoints = 0;         // run on the thread
-  int64_t inline_checkpoints = 0;  // run by the writer because the thread fell behind
+  int64_t checkpoints = 0;            // run on the thread
+  int64_t inline_checkpoints = 0;     // run by the writer because the thread fell behind
+  int64_t finishing_checkpoints = 0;  // run by the writer to copy the thread's last few frames
 };
 
 class Checkpointer {
@@ -48,12 +60,15 @@ class Checkpointer {
  private:
   Checkpointer(Db& writer, std::unique_ptr<Db> own, CheckpointerOptions options);
   static int on_commit(void* self, sqlite3* db, const char* schema, int wal_pages);
+  void wake();  // asks the thread for a pass
   void run();
 
   Db& writer_;
   std::unique_ptr<Db> own_;
   const CheckpointerOptions options_;
-  int pages_at_last_wake_ = 0;  // touched only by the hook, on the writer's thread
+  int pages_at_last_wake_ = 0;                 // touched only by the hook, on the writer's thread
+  std::atomic<bool> finish_requested_{false};  // set by the thread, taken by the hook
+  std::atomic<int> copied_up_to_{0};           // the WAL's frames the thread's last pass copied
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool requested_ = false;

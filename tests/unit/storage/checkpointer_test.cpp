@@ -96,6 +96,30 @@ TEST(Checkpointer, WakesPerThresholdOfNewFramesWhileAReaderPinsTheWal) {
   ASSERT_TRUE(reader->exec("COMMIT").ok());
 }
 
+// The thread's pass copies the WAL as it was when the pass began, and the writer appends
+// meanwhile, so without the writer's finishing copy no pass ever copies every frame and the WAL
+// never starts over: here it would grow to all ~900 frames written. Starting over, the file
+// keeps the size of one generation (start_pages plus what was appended during a pass).
+TEST(Checkpointer, TheWalStartsOverWhileTheWriterKeepsWriting) {
+  Store st;
+  Status s;
+  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
+                                {.start_pages = 64, .inline_pages = 1 << 20}, &s);
+  ASSERT_TRUE(c) << s.message();
+  for (int i = 0; i < 300; ++i) {
+    st.write(12);  // three pages per commit
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  const auto frames =
+      static_cast<int64_t>((std::filesystem::file_size(st.path + "-wal") - 32) / (24 + 4096));
+  EXPECT_GE(c->stats().finishing_checkpoints, 2);
+  EXPECT_LE(frames, 4 * 64);
+  EXPECT_EQ(c->stats().inline_checkpoints, 0);
+  Statement& count = st.db->cached("SELECT count(*) FROM t");
+  ASSERT_TRUE(count.step());
+  EXPECT_EQ(count.int64(0), 300 * 12);
+}
+
 TEST(Checkpointer, TheWriterCheckpointsInlineWhenTheWalPassesTheBound) {
   Store st;
   Status s;
