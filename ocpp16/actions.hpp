@@ -18,8 +18,9 @@ namespace ocppgw::ocpp16 {
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& request);
 rpc::HandleResult handle_data_transfer(rpc::CallContext& ctx, const nlohmann::json& request);
-rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& request);
 // Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeHandleFn).
+template <typename Value>
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const Value& request);
 template <typename Value>
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const Value& request);
 rpc::HandleResult handle_start_transaction(rpc::CallContext& ctx, const nlohmann::json& request);
@@ -50,7 +51,8 @@ void map_payload(const rpc::CallContext&, const nlohmann::json& request, const n
                  rpc::EventBuilder& out) {
   map_payload_as(Type, request, out);
 }
-void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& request,
+template <typename Value>
+void map_heartbeat(const rpc::CallContext& ctx, const Value& request,
                    const nlohmann::json& response, rpc::EventBuilder& out);
 template <typename Value>
 void map_meter_values(const rpc::CallContext& ctx, const Value& request,

@@ -105,9 +105,12 @@ rpc::HandleResult handle_data_transfer(rpc::CallContext&, const json&) {
   return json{{"status", "UnknownVendorId"}};
 }
 
-rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
+template <typename Value>
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const Value&) {
   return json{{"currentTime", util::format_rfc3339_ms(now_for(ctx))}};
 }
+template rpc::HandleResult handle_heartbeat(rpc::CallContext&, const json&);
+template rpc::HandleResult handle_heartbeat(rpc::CallContext&, const util::JsonTape::Value&);
 
 template <typename Value>
 rpc::HandleResult handle_meter_values(rpc::CallContext& ctx, const Value& request) {

@@ -103,7 +103,8 @@ std::optional<std::string> transaction_of(const rpc::CallContext& ctx, Event& fr
 }
 
 // Events for messages whose whole payload belongs in extra.
-Event& add_verbatim(rpc::EventBuilder& out, EventType type, const json& request) {
+template <typename Value>
+Event& add_verbatim(rpc::EventBuilder& out, EventType type, const Value& request) {
   Event& e = out.add(type);
   rpc::keep_unknown_fields(e, request, {});
   return e;
@@ -157,10 +158,14 @@ void map_payload_as(EventType type, const json& request, rpc::EventBuilder& out)
   add_verbatim(out, type, request);
 }
 
-void map_heartbeat(const rpc::CallContext&, const json& request, const json&,
+template <typename Value>
+void map_heartbeat(const rpc::CallContext&, const Value& request, const json&,
                    rpc::EventBuilder& out) {
   add_verbatim(out, EventType::Heartbeat, request);
 }
+template void map_heartbeat(const rpc::CallContext&, const json&, const json&, rpc::EventBuilder&);
+template void map_heartbeat(const rpc::CallContext&, const util::JsonTape::Value&, const json&,
+                            rpc::EventBuilder&);
 
 template <typename Value>
 void map_meter_values(const rpc::CallContext& ctx, const Value& request, const json&,

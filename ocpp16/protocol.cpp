@@ -25,8 +25,8 @@ constexpr std::array<rpc::ActionSpec, 14> kActions = {{
     {"DiagnosticsStatusNotification", handle_notification,
      map_payload<EventType::DiagnosticsStatus>},
     {"FirmwareStatusNotification", handle_notification, map_payload<EventType::FirmwareStatus>},
-    {"Heartbeat", handle_heartbeat, map_heartbeat},
     // The hot actions: their templates instantiated for the tree and for the tape.
+    {"Heartbeat", handle_heartbeat, map_heartbeat, handle_heartbeat, map_heartbeat},
     {"MeterValues", handle_meter_values, map_meter_values, handle_meter_values, map_meter_values},
     {"StartTransaction", handle_start_transaction, map_start_transaction},
     {"StatusNotification", handle_notification, map_status_notification, handle_notification,

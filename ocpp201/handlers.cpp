@@ -89,9 +89,12 @@ rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const json& re
               {"status", decision.status}};
 }
 
-rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const json&) {
+template <typename Value>
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const Value&) {
   return json{{"currentTime", now_text(ctx)}};
 }
+template rpc::HandleResult handle_heartbeat(rpc::CallContext&, const json&);
+template rpc::HandleResult handle_heartbeat(rpc::CallContext&, const util::JsonTape::Value&);
 
 namespace {
 

@@ -10,7 +10,8 @@
 namespace ocppgw::ocpp201 {
 
 rpc::HandleResult handle_boot_notification(rpc::CallContext& ctx, const nlohmann::json& req);
-rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const nlohmann::json& req);
+template <typename Value>
+rpc::HandleResult handle_heartbeat(rpc::CallContext& ctx, const Value& req);
 rpc::HandleResult handle_authorize(rpc::CallContext& ctx, const nlohmann::json& req);
 // Templates: the hot actions are read from a tree or a tape alike (rpc/action.hpp, TapeHandleFn).
 template <typename Value>

@@ -83,11 +83,15 @@ void map_boot_notification(const rpc::CallContext& ctx, const json& req, const j
   e.extra["interval"] = rpc::member_or_null(resp, "interval");
 }
 
-void map_heartbeat(const rpc::CallContext& ctx, const json& req, const json&,
+template <typename Value>
+void map_heartbeat(const rpc::CallContext& ctx, const Value& req, const json&,
                    rpc::EventBuilder& out) {
   Event& e = out.add(EventType::Heartbeat);
   rpc::keep_unmapped(ctx, e, req, {});
 }
+template void map_heartbeat(const rpc::CallContext&, const json&, const json&, rpc::EventBuilder&);
+template void map_heartbeat(const rpc::CallContext&, const util::JsonTape::Value&, const json&,
+                            rpc::EventBuilder&);
 
 template <typename Value>
 void map_status_notification(const rpc::CallContext& ctx, const Value& req, const json&,

@@ -16,8 +16,9 @@ namespace ocppgw::ocpp201 {
 
 void map_boot_notification(const rpc::CallContext& ctx, const nlohmann::json& req,
                            const nlohmann::json& resp, rpc::EventBuilder& out);
-void map_heartbeat(const rpc::CallContext& ctx, const nlohmann::json& req,
-                   const nlohmann::json& resp, rpc::EventBuilder& out);
+template <typename Value>
+void map_heartbeat(const rpc::CallContext& ctx, const Value& req, const nlohmann::json& resp,
+                   rpc::EventBuilder& out);
 template <typename Value>
 void map_status_notification(const rpc::CallContext& ctx, const Value& req,
                              const nlohmann::json& resp, rpc::EventBuilder& out);

@@ -23,8 +23,8 @@ constexpr auto kNotification = &map_payload<EventType::Notification>;
 constexpr rpc::ActionSpec kActions[] = {
     // Core: real semantics through CsmsState.
     {"BootNotification", &handle_boot_notification, &map_boot_notification},
-    {"Heartbeat", &handle_heartbeat, &map_heartbeat},
     // The hot actions: their templates instantiated for the tree and for the tape.
+    {"Heartbeat", &handle_heartbeat, &map_heartbeat, &handle_heartbeat, &map_heartbeat},
     {"StatusNotification", &empty_response, &map_status_notification, &empty_response,
      &map_status_notification},
     {"Authorize", &handle_authorize, &map_authorize},

@@ -97,7 +97,8 @@ using MapFn = void (*)(const CallContext& ctx, const nlohmann::json& request,
 
 // The same handler and mapper reading the request from a tape (util/json_tape.hpp) instead of
 // a tree: for the actions that make up most of the traffic (meter values, status notifications,
-// 2.0.1 transaction events), whose handler and mapper are templates instantiated for both.
+// heartbeats, 2.0.1 transaction events), whose handler and mapper are templates instantiated for
+// both.
 // rpc::dispatch takes this road for a strict-mode CALL the tape reads and the schema's fast check
 // accepts; anything else, and every other action, takes the tree.
 using TapeHandleFn = HandleResult (*)(CallContext& ctx, const util::JsonTape::Value& request);

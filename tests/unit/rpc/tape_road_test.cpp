@@ -84,6 +84,7 @@ const std::vector<std::string> kTapeFrames = {
         R"("connectorId":1,"transactionId":1,"meterValue":[{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"8\t"}]}])",
         R"(a\"b\/c)"),
     R"([2,"s1","StatusNotification",{"connectorId":1,"errorCode":"NoError","status":"Charging","timestamp":"2025-06-15T15:00:00Z"}])",
+    R"([2,"h","Heartbeat",{}])",
     R"([2,"s2","StatusNotification",{"status":"SuspendedEV","errorCode":"OtherError","connectorId":2,"info":"hot","vendorId":"V","vendorErrorCode":"E7"}])",
 };
 
@@ -105,7 +106,7 @@ const std::vector<std::string> kTreeFrames = {
         R"({"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1"}]},{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1"}]},{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1"}]},{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1"}]},{"timestamp":"2025-06-15T15:00:00Z","sampledValue":[{"value":"1"}]}])"),
     R"([2,"s3","StatusNotification",{"connectorId":1,"errorCode":"NoError","status":"Dancing"}])",
     R"([2,"s4","StatusNotification",{"connectorId":1,"errorCode":"NoError","status":"Available"},5])",
-    R"([2,"h","Heartbeat",{}])",
+    R"([2,"h2","Heartbeat",{"x":1}])",  // a member the schema does not allow: the tree's verdict
     R"([2,"a","Authorize",{"idTag":"T1"}])",
     R"([3,"x",{}])",
     R"([2,"","MeterValues",{}])",
@@ -139,8 +140,8 @@ std::string transaction_event(const std::string& id, const std::string& body) {
 }
 
 // 2.0.1: TransactionEvent (meter values grouped by instant, multipliers, a stop),
-// StatusNotification and MeterValues on the tape; a Started event with its id token, and an unknown
-// member, on the tree.
+// StatusNotification, MeterValues and Heartbeat on the tape; a Started event with its id token, and
+// an unknown member, on the tree.
 TEST(TapeRoad, GivesWhatTheTreeGivesFor201) {
   Road tape(true, ValidationMode::Strict, OcppVersion::v201);
   Road tree(false, ValidationMode::Strict, OcppVersion::v201);
@@ -167,6 +168,9 @@ TEST(TapeRoad, GivesWhatTheTreeGivesFor201) {
        true},
       {R"([2,"x","StatusNotification",{"timestamp":"2025-06-15T15:00:00Z","connectorStatus":"Occupied","evseId":1,"connectorId":1,"extra":1}])",
        false},
+      {R"([2,"h","Heartbeat",{}])", true},
+      {R"([2,"h2","Heartbeat",{"customData":{"vendorId":"V","x":[1,"a\tb"]}}])", true},
+      {R"([2,"h3","Heartbeat",{"extra":1}])", false},
   };
   for (const auto& [text, on_tape] : frames) {
     const InboundResult a = tape.send(text), b = tree.send(text);
