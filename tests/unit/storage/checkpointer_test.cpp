@@ -32,14 +32,23 @@ struct Store {
   }
   // The database file only grows when a checkpoint copies pages back from the WAL.
   uintmax_t file_bytes() const { return std::filesystem::file_size(path); }
+  // The WAL file is a 32-byte header and frames of a 24-byte header and a page each; it never
+  // shrinks, so this is the longest the WAL has been.
+  int64_t wal_frames() const {
+    return static_cast<int64_t>((std::filesystem::file_size(path + "-wal") - 32) / (24 + 4096));
+  }
+  std::unique_ptr<Checkpointer> attach(CheckpointerOptions options) {
+    Status s;
+    auto c = Checkpointer::attach(*db, OpenOptions{.synchronous_full = false}, options, &s);
+    EXPECT_TRUE(c) << s.message();
+    return c;
+  }
 };
 
 TEST(Checkpointer, CopiesTheWalBackOnItsOwnThread) {
   Store st;
-  Status s;
-  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                {.start_pages = 64, .inline_pages = 1 << 20}, &s);
-  ASSERT_TRUE(c) << s.message();
+  auto c = st.attach({.start_pages = 64, .inline_pages = 1 << 20});
+  ASSERT_TRUE(c);
   const uintmax_t before = st.file_bytes();
   st.write(1000);  // ~250 pages: past start_pages
   for (int i = 0; i < 500 && c->stats().checkpoints == 0; ++i)
@@ -51,10 +60,8 @@ TEST(Checkpointer, CopiesTheWalBackOnItsOwnThread) {
 
 TEST(Checkpointer, BelowTheThresholdNothingIsCopied) {
   Store st;
-  Status s;
-  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                {.start_pages = 100000, .inline_pages = 1 << 20}, &s);
-  ASSERT_TRUE(c) << s.message();
+  auto c = st.attach({.start_pages = 100000, .inline_pages = 1 << 20});
+  ASSERT_TRUE(c);
   const uintmax_t before = st.file_bytes();
   st.write(1000);  // SQLite's own automatic checkpoint (1000 pages) would not fire either
   st.write(4000);  // ~1250 pages in the WAL: SQLite's own would have, this one does not
@@ -74,17 +81,13 @@ TEST(Checkpointer, WakesPerThresholdOfNewFramesWhileAReaderPinsTheWal) {
   ASSERT_TRUE(reader->exec("BEGIN").ok());
   Statement& count = reader->cached("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());  // the read transaction now holds its snapshot
-  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                {.start_pages = 64, .inline_pages = 1 << 20}, &s);
-  ASSERT_TRUE(c) << s.message();
+  auto c = st.attach({.start_pages = 64, .inline_pages = 1 << 20});
+  ASSERT_TRUE(c);
   for (int i = 0; i < 200; ++i) {
     st.write(12);                                                 // a few pages per commit
     std::this_thread::sleep_for(std::chrono::microseconds(200));  // lets the thread run
   }
-  // The WAL file is a 32-byte header and frames of a 24-byte header and a page each.
-  const auto frames =
-      static_cast<int64_t>((std::filesystem::file_size(st.path + "-wal") - 32) / (24 + 4096));
-  const int64_t thresholds = frames / 64;
+  const int64_t thresholds = st.wal_frames() / 64;
   ASSERT_GE(thresholds, 8);
   for (int i = 0; i < 50 && c->stats().checkpoints < thresholds; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -102,18 +105,14 @@ TEST(Checkpointer, WakesPerThresholdOfNewFramesWhileAReaderPinsTheWal) {
 // keeps the size of one generation (start_pages plus what was appended during a pass).
 TEST(Checkpointer, TheWalStartsOverWhileTheWriterKeepsWriting) {
   Store st;
-  Status s;
-  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                {.start_pages = 64, .inline_pages = 1 << 20}, &s);
-  ASSERT_TRUE(c) << s.message();
+  auto c = st.attach({.start_pages = 64, .inline_pages = 1 << 20});
+  ASSERT_TRUE(c);
   for (int i = 0; i < 300; ++i) {
     st.write(12);  // three pages per commit
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  const auto frames =
-      static_cast<int64_t>((std::filesystem::file_size(st.path + "-wal") - 32) / (24 + 4096));
   EXPECT_GE(c->stats().finishing_checkpoints, 2);
-  EXPECT_LE(frames, 4 * 64);
+  EXPECT_LE(st.wal_frames(), 4 * 64);
   EXPECT_EQ(c->stats().inline_checkpoints, 0);
   Statement& count = st.db->cached("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());
@@ -122,10 +121,8 @@ TEST(Checkpointer, TheWalStartsOverWhileTheWriterKeepsWriting) {
 
 TEST(Checkpointer, TheWriterCheckpointsInlineWhenTheWalPassesTheBound) {
   Store st;
-  Status s;
-  auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                {.start_pages = 1 << 20, .inline_pages = 64}, &s);
-  ASSERT_TRUE(c) << s.message();
+  auto c = st.attach({.start_pages = 1 << 20, .inline_pages = 64});
+  ASSERT_TRUE(c);
   const uintmax_t before = st.file_bytes();
   st.write(1000);
   EXPECT_EQ(c->stats().inline_checkpoints, 1);
@@ -135,10 +132,8 @@ TEST(Checkpointer, TheWriterCheckpointsInlineWhenTheWalPassesTheBound) {
 TEST(Checkpointer, TheStoreReopensWithEveryRowAfterDetaching) {
   Store st;
   {
-    Status s;
-    auto c = Checkpointer::attach(*st.db, OpenOptions{.synchronous_full = false},
-                                  {.start_pages = 64, .inline_pages = 1 << 20}, &s);
-    ASSERT_TRUE(c) << s.message();
+    auto c = st.attach({.start_pages = 64, .inline_pages = 1 << 20});
+    ASSERT_TRUE(c);
     for (int i = 0; i < 5; ++i) st.write(400);
   }
   st.write(10);
