@@ -64,7 +64,11 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal
       ++c->stats_.finishing_checkpoints;
       return SQLITE_OK;
     }
-    if (left > 0) {  // more than that appended during the thread's pass: it copies them first
+    // More than that appended during the thread's pass: it copies them first, for at most
+    // kMaxCatchUps passes per wake, so a writer that outpaces the copies cannot keep the thread
+    // checkpointing (and fsyncing the database) back to back; the next wake tries again.
+    if (left > 0 && c->catch_ups_ < kMaxCatchUps) {
+      ++c->catch_ups_;
       c->wake();
       return SQLITE_OK;
     }
@@ -84,6 +88,7 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal
   if (wal_pages < c->pages_at_last_wake_) c->pages_at_last_wake_ = 0;  // the WAL restarted
   if (wal_pages - c->pages_at_last_wake_ >= c->options_.start_pages) {
     c->pages_at_last_wake_ = wal_pages;
+    c->catch_ups_ = 0;
     c->wake();
   }
   return SQLITE_OK;

@@ -66,7 +66,9 @@ class Checkpointer {
   Db& writer_;
   std::unique_ptr<Db> own_;
   const CheckpointerOptions options_;
-  int pages_at_last_wake_ = 0;                 // touched only by the hook, on the writer's thread
+  static constexpr int kMaxCatchUps = 3;
+  int pages_at_last_wake_ = 0;  // touched only by the hook, on the writer's thread
+  int catch_ups_ = 0;           // passes asked for since the last wake (the hook's too)
   std::atomic<bool> finish_requested_{false};  // set by the thread, taken by the hook
   std::atomic<int> copied_up_to_{0};           // the WAL's frames the thread's last pass copied
   mutable std::mutex mutex_;
