@@ -51,17 +51,21 @@ void Checkpointer::wake() {
   wake_.notify_one();
 }
 
+void Checkpointer::checkpoint_on_writer(sqlite3* db, const char* schema, int64_t& counter) {
+  sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  std::lock_guard lock(mutex_);
+  ++counter;
+}
+
 int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal_pages) {
   auto* c = static_cast<Checkpointer*>(self);
-  if (c->finish_requested_.exchange(false)) {
-    const int left = wal_pages - c->copied_up_to_.load();
+  if (const int copied = c->copied_by_thread_.exchange(-1); copied >= 0) {
+    const int left = wal_pages - copied;
     if (left >= 0 && left <= c->options_.finish_pages) {
       // Nothing is appended while the writer checkpoints, so this copies every frame left and
       // the writer's next transaction restarts the WAL (unless a reader still holds an older
       // snapshot; then the thread wakes again after start_pages more frames and this repeats).
-      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-      std::lock_guard lock(c->mutex_);
-      ++c->stats_.finishing_checkpoints;
+      c->checkpoint_on_writer(db, schema, c->stats_.finishing_checkpoints);
       return SQLITE_OK;
     }
     // More than that appended during the thread's pass: it copies them first, for at most
@@ -76,9 +80,7 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal
   if (wal_pages >= c->options_.inline_pages) {
     // The thread cannot keep up (or a reader pins old frames): the writer pays, as SQLite's
     // own automatic checkpoint would, so the WAL does not grow without bound.
-    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-    std::lock_guard lock(c->mutex_);
-    ++c->stats_.inline_checkpoints;
+    c->checkpoint_on_writer(db, schema, c->stats_.inline_checkpoints);
     return SQLITE_OK;
   }
   // While a reader (the publisher, analytics reading back) holds an older snapshot, the WAL
@@ -110,10 +112,7 @@ void Checkpointer::run() {
       spdlog::warn("checkpoint of {} failed: {}", own_->path(), sqlite3_errmsg(own_->handle()));
     // Every frame of the WAL as it was when the pass began is copied (a reader's older snapshot
     // would have held some back): the writer's hook finishes what it appended meanwhile.
-    if (rc == SQLITE_OK && frames > 0 && copied == frames) {
-      copied_up_to_ = copied;
-      finish_requested_ = true;
-    }
+    if (rc == SQLITE_OK && frames > 0 && copied == frames) copied_by_thread_ = copied;
     lock.lock();
     ++stats_.checkpoints;
   }

@@ -61,6 +61,8 @@ class Checkpointer {
   Checkpointer(Db& writer, std::unique_ptr<Db> own, CheckpointerOptions options);
   static int on_commit(void* self, sqlite3* db, const char* schema, int wal_pages);
   void wake();  // asks the thread for a pass
+  // A PASSIVE checkpoint on the writer's connection, from its commit hook; counts it in `counter`.
+  void checkpoint_on_writer(sqlite3* db, const char* schema, int64_t& counter);
   void run();
 
   Db& writer_;
@@ -69,8 +71,8 @@ class Checkpointer {
   static constexpr int kMaxCatchUps = 3;
   int pages_at_last_wake_ = 0;  // touched only by the hook, on the writer's thread
   int catch_ups_ = 0;           // passes asked for since the last wake (the hook's too)
-  std::atomic<bool> finish_requested_{false};  // set by the thread, taken by the hook
-  std::atomic<int> copied_up_to_{0};           // the WAL's frames the thread's last pass copied
+  // The WAL's frames the thread's last complete pass copied, for the hook to finish; -1: none.
+  std::atomic<int> copied_by_thread_{-1};
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool requested_ = false;
