@@ -95,7 +95,13 @@ static int io_threads(const Config& c) {
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-App::App(Config config) : config_(std::move(config)), ioc_(io_threads(config_)) {}
+// The handshake threads' niceness: like the password workers and the bulk pool (weight 335
+// against the I/O threads' 1024 under contention, so handshakes still progress at a quarter
+// of a busy machine rather than starving).
+constexpr int kHandshakeNice = 5;
+
+App::App(Config config)
+    : config_(std::move(config)), ioc_(io_threads(config_)), handshake_ioc_(io_threads(config_)) {}
 
 App::~App() {
   if (work_ || !threads_.empty()) {
@@ -206,6 +212,7 @@ Status App::start() {
                [state = state_.get()](std::string_view cp) { return state->security_profile(cp); },
                nullptr,
                nullptr});
+  services_->sessions = &ioc_;
   // Every frame counter is listed on /metrics (at 0) before the first charge point connects.
   for (const auto* protocol : services_->protocols) rpc::FrameMetrics::of(*protocol);
   start_guards();
@@ -246,13 +253,20 @@ Status App::start() {
   watch_tls_files();
 
   work_.emplace(ioc_.get_executor());
+  handshake_work_.emplace(handshake_ioc_.get_executor());
   live_stream_->start();
   const int n = io_threads(config_);
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
     threads_.emplace_back([this] {
       util::name_this_thread("ocppgw-io");
       ioc_.run();
     });
+    handshake_threads_.emplace_back([this] {
+      util::name_this_thread("ocppgw-handshake");
+      lower_this_thread_priority(kHandshakeNice);
+      handshake_ioc_.run();
+    });
+  }
 
   std::string subprotocols;
   for (auto v : config_.subprotocols)
@@ -453,8 +467,8 @@ Status App::start_listeners() {
     boost::system::error_code ec;
     const auto address = net::ip::make_address(host, ec);
     if (ec) return Status::error("bad " + sec->scheme + " listen address " + host);
-    *out = std::make_shared<Listener>(ioc_, net::ip::tcp::endpoint(address, port), *services_, ec,
-                                      std::move(sec));
+    *out = std::make_shared<Listener>(handshake_ioc_, net::ip::tcp::endpoint(address, port),
+                                      *services_, ec, std::move(sec));
     if (ec)
       return Status::error("cannot listen on " + host + ":" + std::to_string(port) + ": " +
                            ec.message());
@@ -569,6 +583,12 @@ int App::wait() {
   const auto deadline = std::chrono::steady_clock::now() + kSessionCloseGrace;
   while (registry_.size() > 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Handshakes still in progress are dropped with their connections: nothing they would do
+  // (an upgrade, a refusal event) is wanted after this point.
+  handshake_work_.reset();
+  handshake_ioc_.stop();
+  for (auto& t : handshake_threads_) t.join();
+  handshake_threads_.clear();
   if (disk_timer_) disk_timer_->cancel();
   if (tls_timer_) tls_timer_->cancel();
   if (hup_signals_) hup_signals_->cancel();

@@ -134,6 +134,14 @@ class App {
   boost::asio::io_context ioc_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
+  // The listeners' context: accepts, TLS handshakes, upgrade requests and the HTTP API, on as
+  // many threads as ioc_ but at a lower priority (start()). A connection moves to ioc_ once
+  // upgraded (Services::sessions), so a storm of new connections, or of wrong passwords, takes
+  // CPU from the sessions already open only when they leave it idle.
+  boost::asio::io_context handshake_ioc_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
+      handshake_work_;
+  std::vector<std::thread> handshake_threads_;
   std::unique_ptr<csms::SqliteCsmsState> state_;
   std::unique_ptr<csms::EventSink> sink_;
   SessionRegistry registry_;

@@ -401,7 +401,8 @@ void add_identity_options(std::vector<OptionSpec>& s) {
 
 // Threads and per-connection limits that protect the gateway from one noisy peer.
 void add_limit_options(std::vector<OptionSpec>& s) {
-  s.push_back(number_opt("threads", "I/O threads; 0: one per core", &Config::threads, 0, 1024));
+  s.push_back(number_opt("threads", "I/O threads (and as many handshake threads); 0: one per core",
+                         &Config::threads, 0, 1024));
   s.push_back(number_opt("max_frame_bytes",
                          "Largest text frame accepted; a larger one closes the connection (1009)",
                          &Limits::max_frame_bytes, size_t{256}, size_t{1} << 30));

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include <unistd.h>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
@@ -115,6 +118,28 @@ metrics::Gauge& connections_gauge(rpc::OcppVersion version, const ListenerSecuri
              "(0: none, 1: Basic over ws, 2: TLS and Basic, 3: TLS client certificates).",
              {"version", "security_profile"})
       .with({std::string(rpc::to_string(version)), std::to_string(security_profile(security))});
+}
+
+// Puts the connection's descriptor on `executor`, nothing being in progress on it: an upgraded
+// connection leaves the handshake threads for the I/O threads (Services::sessions).
+beast::error_code move_connection(HttpStream& stream, const net::any_io_executor& executor) {
+  auto& socket = tcp_layer(stream).socket();
+  beast::error_code ec;
+  const auto protocol = socket.local_endpoint(ec).protocol();
+  if (ec) return ec;
+  const auto descriptor = socket.release(ec);
+  if (ec) return ec;
+  net::ip::tcp::socket moved(executor);
+  moved.assign(protocol, descriptor, ec);
+  if (ec) {
+    ::close(descriptor);
+    return ec;
+  }
+  if (auto* tls = std::get_if<TlsStream>(&stream))
+    tls->rebind(std::move(moved));
+  else
+    stream.emplace<PlainStream>(std::move(moved));
+  return {};
 }
 
 }  // namespace
@@ -399,6 +424,12 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
   if (!negotiation.chosen) {
     refuse(request, http::status::bad_request, negotiation.error, cp);
     return;
+  }
+  if (services_.sessions) {
+    if (auto ec = move_connection(stream_, net::make_strand(*services_.sessions))) {
+      log::warn("upgrade_failed", cp, {{"remote", remote_address_}, {"error", ec.message()}});
+      return;
+    }
   }
   // buffer_ may already hold the client's first frames (sent right behind the request).
   auto slot = std::make_shared<CountedConnection>(

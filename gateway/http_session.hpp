@@ -5,15 +5,16 @@
 // (id, client certificate CN and HTTP Basic credentials as the listener demands, event log
 // health, subprotocol; repeated Sec-WebSocket-Protocol lines count as one list) and handed to
 // a WsSession together with any bytes read past the request (a client's first frames may come
-// in the same TCP segment); anything refused gets an HTTP 4xx/5xx with a plain-text reason and
-// a log line, never an upgrade. A Transfer-Encoding Beast cannot decode (anything but chunked,
-// or any at all on an upgrade) is refused (501/400) and the connection closed, since its body
-// would otherwise be read as the next request. Other requests go to Services::http_handler
-// (web/'s router), with keep-alive, carrying the peer's IP address and the scheme in the fields
-// web/http.hpp names (set here, whatever the client sent). A route that opens a stream (the
-// live stream) gets the connection handed over to a StreamingResponse (http_stream.hpp): no
-// further request is read on it. Threading: runs on the connection's strand; the handler's
-// respond() and stream opener may be called from any thread (they post back).
+// in the same TCP segment), on a strand of Services::sessions (the I/O threads: the listener's
+// own threads serve handshakes at a lower priority); anything refused gets an HTTP 4xx/5xx with a
+// plain-text reason and a log line, never an upgrade. A Transfer-Encoding Beast cannot decode
+// (anything but chunked, or any at all on an upgrade) is refused (501/400) and the connection
+// closed, since its body would otherwise be read as the next request. Other requests go to
+// Services::http_handler (web/'s router), with keep-alive, carrying the peer's IP address and the
+// scheme in the fields web/http.hpp names (set here, whatever the client sent). A route that opens
+// a stream (the live stream) gets the connection handed over to a StreamingResponse
+// (http_stream.hpp): no further request is read on it. Threading: runs on the connection's strand;
+// the handler's respond() and stream opener may be called from any thread (they post back).
 #pragma once
 
 #include <chrono>

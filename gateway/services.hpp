@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include "csms/event_sink.hpp"
@@ -48,6 +49,10 @@ struct Services {
   std::shared_ptr<ConnectionLimiter> connections;
   // Null: free disk space is not watched.
   DiskGuard* disk = nullptr;
+  // Where WebSocket sessions run (the I/O threads): a connection's handshake runs on its
+  // listener's context (gateway/app: the handshake threads) and moves here once upgraded. Null:
+  // the session stays where its handshake ran.
+  boost::asio::io_context* sessions = nullptr;
   // Where large frames are dispatched, off the I/O threads (see WsSession); null: inline.
   boost::asio::thread_pool* bulk = nullptr;
   // Issues certificates for accepted SignCertificate requests; null: no signer configured.

@@ -1,7 +1,7 @@
-// gateway/thread_priority.hpp: lowering the scheduling priority of a worker pool. Work that
-// an attacker or one busy charge point can cause in bulk (password hashing, large frames) runs
-// on such pools, so under CPU contention the I/O threads, which answer every other charge
-// point, are scheduled first.
+// gateway/thread_priority.hpp: lowering the scheduling priority of worker threads. Work that
+// an attacker or one busy charge point can cause in bulk (password hashing, large frames, TLS
+// and HTTP handshakes) runs on such threads, so under CPU contention the I/O threads, which
+// answer every connected charge point, are scheduled first.
 #pragma once
 
 #include <sys/resource.h>
@@ -17,14 +17,19 @@
 
 namespace ocppgw::gateway {
 
-// Sets the niceness of each of `pool`'s `threads` threads (Linux applies it per thread). Each
-// task waits until all have started, so every thread runs exactly one of them.
+// Sets the calling thread's niceness (Linux applies it per thread).
+inline void lower_this_thread_priority(int nice) {
+  if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), nice) != 0)
+    log::warn("thread_priority", "", {{"error", "could not lower a worker's priority"}});
+}
+
+// Sets the niceness of each of `pool`'s `threads` threads. Each task waits until all have
+// started, so every thread runs exactly one of them.
 inline void lower_priority(boost::asio::thread_pool& pool, int threads, int nice) {
   auto all_started = std::make_shared<std::latch>(threads);
   for (int i = 0; i < threads; ++i)
     boost::asio::post(pool, [all_started, nice] {
-      if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), nice) != 0)
-        log::warn("thread_priority", "", {{"error", "could not lower a worker's priority"}});
+      lower_this_thread_priority(nice);
       all_started->arrive_and_wait();
     });
 }

@@ -125,6 +125,22 @@ TlsSocket::TlsSocket(net::ip::tcp::socket socket, net::ssl::context& context)
   SSL_set_bio(state_->ssl.get(), bio, bio);  // one BIO both ways: the SSL owns one reference
 }
 
+void TlsSocket::rebind(net::ip::tcp::socket socket) {
+  // A tcp_stream cannot be assigned: a new State takes the socket and everything else, and the
+  // BIO is pointed at it.
+  auto next = std::make_unique<State>(std::move(socket));
+  next->ssl = std::move(state_->ssl);
+  next->inbox = std::move(state_->inbox);
+  next->inbox_read = state_->inbox_read;
+  next->outbox = std::move(state_->outbox);
+  next->in_flight = std::move(state_->in_flight);
+  next->writing = state_->writing;
+  next->peer_closed = state_->peer_closed;
+  next->byte = state_->byte;
+  BIO_set_data(SSL_get_rbio(next->ssl.get()), next.get());
+  state_ = std::move(next);
+}
+
 TlsSocket::TlsSocket(TlsSocket&&) noexcept = default;
 TlsSocket& TlsSocket::operator=(TlsSocket&&) noexcept = default;
 TlsSocket::~TlsSocket() = default;

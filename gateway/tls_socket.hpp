@@ -51,6 +51,10 @@ class TlsSocket {
   executor_type get_executor();
   next_layer_type& next_layer();
   SSL* native_handle();
+  // Puts `socket` (the same connection's descriptor, on another executor) under the TLS state
+  // and drops the old socket object: how a connection moves from the handshake threads to the
+  // I/O threads (HttpSession). Nothing may be in progress on the connection.
+  void rebind(boost::asio::ip::tcp::socket socket);
   // Bytes this connection's buffers hold (received, produced, being sent): zero when idle.
   std::size_t buffered_bytes() const;
   // True when a read would find bytes without waiting for the socket: ciphertext received and

@@ -3,10 +3,12 @@
 // WebSocket client. Sessions run exactly as in the binary; only storage is replaced.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -139,13 +141,17 @@ class Gateway {
                   nullptr} {
     add_health_sections(health_, services_);
     health_.add_routes(router_);
+    // As in the binary (gateway/app): the listener and the handshakes on a context of their own,
+    // the upgraded sessions on the I/O context.
+    services_.sessions = &ioc_;
     beast::error_code ec;
     listener_ = std::make_shared<Listener>(
-        ioc_, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0), services_, ec,
-        std::move(security));
+        handshake_ioc_, net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), 0), services_,
+        ec, std::move(security));
     EXPECT_FALSE(ec) << ec.message();
     listener_->run();
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    handshake_thread_ = std::thread([this] { handshake_ioc_.run(); });
   }
   ~Gateway() {
     listener_->stop();
@@ -153,11 +159,28 @@ class Gateway {
       s->close_async(websocket::close_code::going_away, "test over");
     for (int i = 0; i < 100 && registry.size() > 0; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    handshake_work_.reset();
+    handshake_ioc_.stop();
+    handshake_thread_.join();
     work_.reset();
     ioc_.stop();
     for (auto& t : threads_) t.join();
   }
   uint16_t port() const { return listener_->port(); }
+  // Occupies the listener's context (its one thread) for `duration`; the flag turns true when
+  // it is free again.
+  std::shared_ptr<std::atomic<bool>> block_handshakes(std::chrono::milliseconds duration) {
+    auto over = std::make_shared<std::atomic<bool>>(false);
+    std::promise<void> started;
+    auto blocking = started.get_future();
+    net::post(handshake_ioc_, [over, duration, &started] {
+      started.set_value();
+      std::this_thread::sleep_for(duration);
+      *over = true;
+    });
+    blocking.wait();
+    return over;
+  }
   // Before the first connection.
   void set_disk_guard(DiskGuard* disk) { services_.disk = disk; }
   // Before the first request: routes beside /health (e.g. a streaming one).
@@ -174,11 +197,15 @@ class Gateway {
   net::io_context ioc_{2};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{
       ioc_.get_executor()};
+  net::io_context handshake_ioc_{1};
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> handshake_work_{
+      handshake_ioc_.get_executor()};
   web::Health health_;
   web::Router router_;
   Services services_;
   std::shared_ptr<Listener> listener_;
   std::vector<std::thread> threads_;
+  std::thread handshake_thread_;
 };
 
 // A synchronous client: connect, send, receive, and the close code the server sent.

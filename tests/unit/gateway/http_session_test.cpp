@@ -175,6 +175,19 @@ TEST(HttpSession, FramesSentWithTheUpgradeRequestAreRead) {
   EXPECT_EQ(second[1], "dt-1");
 }
 
+// The handshake ran on the listener's context; the session moved to Services::sessions, so it
+// answers while the listener's context is busy (it would answer only after if it had stayed).
+TEST(HttpSession, AnUpgradedConnectionLeavesTheHandshakeContext) {
+  testing::Gateway gw;
+  testing::Client cp(gw.port(), "/ocpp/CP-1", "ocpp1.6");
+  const auto blocked_over = gw.block_handshakes(std::chrono::seconds(2));
+  cp.send(testing::call("hb-1", "Heartbeat", nlohmann::json::object()));
+  const auto reply = cp.receive_json();
+  EXPECT_FALSE(*blocked_over) << "answered only once the handshake context was free";
+  EXPECT_EQ(reply[0], 3);
+  EXPECT_EQ(reply[1], "hb-1");
+}
+
 TEST(HttpSession, RepeatedSubprotocolLinesAreOneList) {
   testing::Gateway gw;
   RawConnection c(gw.port());

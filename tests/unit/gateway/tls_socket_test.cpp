@@ -192,5 +192,45 @@ TEST(TlsSocket, AReadAndAWriteRunAtTheSameTime) {
   EXPECT_EQ(from_client, "client");
 }
 
+TEST(TlsSocket, RebindKeepsTheConnectionAndWhatItHasReceived) {
+  // How a connection leaves the handshake threads (HttpSession): the same descriptor on a new
+  // socket object; the record received before the move is read after it.
+  Peers peers;
+  std::string after;
+  peers.run(
+      [&](Client& c) {
+        c.handshake(net::ssl::stream_base::client);
+        net::write(c, net::buffer(std::string("hello")));
+        net::write(c, net::buffer(std::string("again")));
+        std::string reply(5, '\0');
+        net::read(c, net::buffer(reply));
+        EXPECT_EQ(reply, "world");
+        c.shutdown();
+      },
+      [&](TlsSocket& s) -> net::awaitable<void> {
+        co_await s.async_handshake(net::ssl::stream_base::server, net::use_awaitable);
+        std::string hello(5, '\0');
+        co_await net::async_read(s, net::buffer(hello), net::use_awaitable);
+        EXPECT_EQ(hello, "hello");
+        auto& old = s.next_layer().socket();
+        const auto protocol = old.local_endpoint().protocol();
+        const auto descriptor = old.release();
+        tcp::socket moved(peers.io);
+        moved.assign(protocol, descriptor);
+        s.rebind(std::move(moved));
+        EXPECT_EQ(s.next_layer().socket().native_handle(), descriptor);
+        after.assign(5, '\0');
+        co_await net::async_read(s, net::buffer(after), net::use_awaitable);
+        co_await net::async_write(s, net::buffer(std::string("world")), net::use_awaitable);
+        char byte;
+        error_code end;
+        co_await s.async_read_some(net::buffer(&byte, 1),
+                                   net::redirect_error(net::use_awaitable, end));
+        EXPECT_EQ(end, net::error::eof) << end.message();
+        co_await s.async_shutdown(net::use_awaitable);
+      });
+  EXPECT_EQ(after, "again");
+}
+
 }  // namespace
 }  // namespace ocppgw::gateway
