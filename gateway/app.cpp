@@ -262,7 +262,7 @@ Status App::start() {
       ioc_.run();
     });
     handshake_threads_.emplace_back([this] {
-      util::name_this_thread("ocppgw-handshake");
+      util::name_this_thread("ocppgw-hshake");
       lower_this_thread_priority(kHandshakeNice);
       handshake_ioc_.run();
     });

@@ -5,8 +5,16 @@
 
 #include <pthread.h>
 
+#include <string_view>
+
 namespace ocppgw::util {
 
-inline void name_this_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
+// A longer name is cut to 15 characters (Linux refuses it whole, and the thread would keep the
+// process's name).
+inline void name_this_thread(std::string_view name) {
+  char cut[16] = {};
+  name.copy(cut, sizeof cut - 1);
+  pthread_setname_np(pthread_self(), cut);
+}
 
 }  // namespace ocppgw::util
