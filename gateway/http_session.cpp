@@ -425,15 +425,18 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
     refuse(request, http::status::bad_request, negotiation.error, cp);
     return;
   }
-  // buffer_ may already hold the client's first frames (sent right behind the request).
-  auto start = [self = shared_from_this(), request = std::move(request), cp, provided,
-                version = *negotiation.chosen](net::any_io_executor executor) mutable {
-    if (executor) {
-      if (auto ec = move_connection(self->stream_, executor)) {
-        log::warn("upgrade_failed", cp,
-                  {{"remote", self->remote_address_}, {"error", ec.message()}});
-        return;
-      }
+  // The session is made on its own strand of the I/O context, so what it keeps for the
+  // connection's life comes from an I/O thread's malloc arena, next to what its frames
+  // allocate, rather than from a handshake thread's among OpenSSL's handshake temporaries (an
+  // idle wss connection measured 20.1-20.3 KB made there, 20.6-20.9 KB made here:
+  // BENCHMARKS.md). buffer_ may already hold the client's first frames (sent right behind the
+  // request).
+  auto executor = net::make_strand(*services_.sessions);
+  net::post(executor, [self = shared_from_this(), executor, request = std::move(request), cp,
+                       provided, version = *negotiation.chosen]() mutable {
+    if (auto ec = move_connection(self->stream_, executor)) {
+      log::warn("upgrade_failed", cp, {{"remote", self->remote_address_}, {"error", ec.message()}});
+      return;
     }
     auto slot = std::make_shared<CountedConnection>(std::move(self->slot_),
                                                     connections_gauge(version, *self->security_));
@@ -441,14 +444,7 @@ void HttpSession::accept_upgrade(HttpRequest request, const std::string& cp) {
         std::move(self->stream_), self->services_, cp, self->remote_address_, provided,
         *self->services_.protocol(version), std::move(slot), self->buffer_.data());
     session->run(std::move(request));
-  };
-  if (!services_.sessions) return start({});
-  // The session is made on its own strand, so what it keeps for the connection's life comes
-  // from an I/O thread's malloc arena, next to what its frames allocate, rather than from a
-  // handshake thread's among OpenSSL's handshake temporaries (an idle wss connection measured
-  // 20.1-20.3 KB made here, 20.6-20.9 KB made on the handshake thread: BENCHMARKS.md).
-  auto executor = net::make_strand(*services_.sessions);
-  net::post(executor, [start = std::move(start), executor]() mutable { start(executor); });
+  });
 }
 
 void HttpSession::refuse(const HttpRequest& request, http::status status, std::string body,

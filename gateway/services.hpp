@@ -49,9 +49,9 @@ struct Services {
   std::shared_ptr<ConnectionLimiter> connections;
   // Null: free disk space is not watched.
   DiskGuard* disk = nullptr;
-  // Where WebSocket sessions run (the I/O threads): a connection's handshake runs on its
-  // listener's context (gateway/app: the handshake threads) and moves here once upgraded. Null:
-  // the session stays where its handshake ran.
+  // Where WebSocket sessions run (the I/O threads); set before the first connection. A
+  // connection's handshake runs on its listener's context (gateway/app: the handshake threads,
+  // at a lower priority) and moves here once upgraded.
   boost::asio::io_context* sessions = nullptr;
   // Where large frames are dispatched, off the I/O threads (see WsSession); null: inline.
   boost::asio::thread_pool* bulk = nullptr;
