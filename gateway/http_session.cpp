@@ -203,9 +203,12 @@ void HttpSession::do_read() {
   // tcp_stream closes its socket, and a half-sent request should still get its 408.
   tcp_layer(stream_).expires_never();
   request_timed_out_ = false;
+  awaiting_request_ = true;
   request_timer_.expires_after(std::chrono::seconds(request_timeout_s()));
   request_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
-    if (ec) return;  // cancelled: the request arrived
+    // Cancelled, or it fired as the request arrived (cancel() comes too late for a handler
+    // already queued): the connection may be on its way to another thread by now.
+    if (ec || !self->awaiting_request_) return;
     self->request_timed_out_ = true;
     beast::error_code ignored;
     tcp_layer(self->stream_).socket().cancel(ignored);
@@ -256,6 +259,7 @@ void HttpSession::drain(size_t limit) {
 }
 
 void HttpSession::on_read(beast::error_code ec, size_t) {
+  awaiting_request_ = false;
   request_timer_.cancel();
   if (request_timed_out_ && ec) ec = beast::error::timeout;
   if (ec == beast::error::timeout && (parser_->got_some() || buffer_.size() > 0)) {

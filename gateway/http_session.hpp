@@ -76,6 +76,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   HttpStream stream_;
   boost::asio::steady_timer request_timer_;  // the request timeout (do_read)
   bool request_timed_out_ = false;
+  bool awaiting_request_ = false;  // between do_read() and on_read()
   boost::beast::flat_buffer buffer_;
   Services& services_;
   std::shared_ptr<void> slot_;
