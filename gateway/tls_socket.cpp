@@ -24,6 +24,8 @@ struct SslFree {
 constexpr size_t kMaxRecordPlaintext = 16 * 1024;
 }  // namespace
 
+// TlsSocket::rebind() carries every member but `tcp` over to a new State: a member added here
+// goes there too.
 struct TlsSocket::State {
   explicit State(net::ip::tcp::socket socket) : tcp(std::move(socket)) {}
 
