@@ -95,11 +95,6 @@ static int io_threads(const Config& c) {
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// The handshake threads' niceness: like the password workers and the bulk pool (weight 335
-// against the I/O threads' 1024 under contention, so handshakes still progress at a quarter
-// of a busy machine rather than starving).
-constexpr int kHandshakeNice = 5;
-
 App::App(Config config)
     : config_(std::move(config)), ioc_(io_threads(config_)), handshake_ioc_(io_threads(config_)) {}
 
@@ -263,7 +258,7 @@ Status App::start() {
     });
     handshake_threads_.emplace_back([this] {
       util::name_this_thread("ocppgw-hshake");
-      lower_this_thread_priority(kHandshakeNice);
+      lower_this_thread_priority();
       handshake_ioc_.run();
     });
   }
@@ -416,7 +411,7 @@ void App::start_guards() {
   // One thread at a lower priority than the I/O threads for large frames (WsSession): under
   // contention the scheduler favours the connections that send ordinary frames.
   bulk_ = std::make_unique<net::thread_pool>(1);
-  lower_priority(*bulk_, 1, 5);
+  lower_priority(*bulk_, 1);
   services_->bulk = bulk_.get();
 
   // Raised first, so the components' own files count against the raised limit.

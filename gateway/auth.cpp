@@ -99,7 +99,7 @@ BasicAuthenticator::BasicAuthenticator(std::unique_ptr<storage::Db> db, Options 
       pool_(static_cast<size_t>(std::max(1, options.threads))) {
   // A storm of wrong passwords keeps these threads busy; the connections already served come
   // first.
-  lower_priority(pool_, std::max(1, options.threads), 5);
+  lower_priority(pool_, std::max(1, options.threads));
 }
 
 BasicAuthenticator::~BasicAuthenticator() { stop(); }
