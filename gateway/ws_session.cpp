@@ -2,6 +2,7 @@
 #include "gateway/ws_session.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -416,8 +417,7 @@ void WsSession::on_durable(uint64_t seq, bool committed) {
       log::error("commit_failed", charge_point_id_,
                  {{"remote", remote_address_}, {"action", "closing without reply"}});
       end_reason_ = "event log commit failed";
-      write_queue_.erase_from(write_queue_.begin() + (writing_ ? 1 : 0));
-      queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
+      drop_unsent_writes();
       inflight_.clear();
       close(websocket::close_code::internal_error, "event log unavailable");
     }
@@ -425,10 +425,21 @@ void WsSession::on_durable(uint64_t seq, bool committed) {
   }
   if (seq < inflight_base_ || seq - inflight_base_ >= inflight_.size()) return;
   inflight_[seq - inflight_base_].ready = true;
-  flush_replies();
+  // Flushed once the strand has run what is queued on it: the acknowledgements of this
+  // connection's other frames in the same commit come right behind this one, and their
+  // replies then leave in the same write.
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->flush_posted_ = false;
+    self->flush_replies();
+  });
 }
 
 void WsSession::flush_replies() {
+  // The replies ready now go out in one write: one send instead of one each, for us and for
+  // the charge point.
+  holding_writes_ = true;
   while (!inflight_.empty() && inflight_.front().ready) {
     // Popped before sending: send() may end the session (outbound overflow) and clear inflight_.
     std::string reply = std::move(inflight_.front().reply);
@@ -445,6 +456,8 @@ void WsSession::flush_replies() {
       services_.certificates->submit(charge_point_id_, protocol_.version,
                                      std::move(*certificate_to_sign));
   }
+  holding_writes_ = false;
+  if (!writing_ && !write_queue_.empty() && !closing_ && !finished_) do_write();
   do_read();
   maybe_finish_close();
 }
@@ -454,7 +467,7 @@ void WsSession::send(std::string text) {
   queued_bytes_ += text.size();
   write_queue_.emplace_back(std::move(text));
   if (queued_bytes_ > services_.config.limits.max_outbound_bytes) return close_for_overflow();
-  if (!writing_) do_write();
+  if (!writing_ && !holding_writes_) do_write();
 }
 
 // The peer sends but does not read: its replies would pile up here without bound. Closing
@@ -465,22 +478,31 @@ void WsSession::close_for_overflow() {
             {{"remote", remote_address_},
              {"queued_bytes", std::to_string(queued_bytes_)},
              {"max_outbound_bytes", std::to_string(services_.config.limits.max_outbound_bytes)}});
-  // The frame being written keeps its buffer until its handler runs.
-  write_queue_.erase_from(write_queue_.begin() + (writing_ ? 1 : 0));
-  queued_bytes_ = writing_ ? write_queue_.front().size() : 0;
+  drop_unsent_writes();
   inflight_.clear();
   finish("outbound queue over max_outbound_bytes (the charge point does not read)");
 }
 
+// The messages being written keep their buffers until their handler runs.
+void WsSession::drop_unsent_writes() {
+  write_queue_.erase_from(write_queue_.begin() + static_cast<std::ptrdiff_t>(writing_));
+  queued_bytes_ = 0;
+  for (auto& text : write_queue_) queued_bytes_ += text.size();
+}
+
 void WsSession::do_write() {
-  writing_ = true;
-  ws_.async_write_text(net::buffer(write_queue_.front()));
+  std::array<net::const_buffer, WsStream::kMaxTextsPerWrite> texts;
+  writing_ = std::min(write_queue_.size(), texts.size());
+  for (size_t i = 0; i < writing_; ++i) texts[i] = net::buffer(write_queue_[i]);
+  frame_metrics_.count_write(writing_);
+  ws_.async_write_texts({texts.data(), writing_});
 }
 
 void WsSession::on_ws_written(beast::error_code ec) {
-  writing_ = false;
-  queued_bytes_ -= write_queue_.front().size();
-  write_queue_.pop_front();
+  for (; writing_ > 0; --writing_) {
+    queued_bytes_ -= write_queue_.front().size();
+    write_queue_.pop_front();
+  }
   if (ec) {
     write_queue_.clear();
     queued_bytes_ = 0;
@@ -621,7 +643,7 @@ void WsSession::maybe_finish_close() {
   if (!draining_ || closing_ || finished_) return;
   // Frames already read are answered before the close (unless the sink failed, which clears
   // them); new frames are no longer read.
-  if (!inflight_.empty() || writing_ || !write_queue_.empty()) return;
+  if (!inflight_.empty() || writing_ > 0 || !write_queue_.empty()) return;
   if (!accepted_) {
     finish(end_reason_);
     return;

@@ -99,6 +99,7 @@ class WsSession : public std::enable_shared_from_this<WsSession>, private WsStre
   void wait_then_read(std::chrono::steady_clock::duration delay);
   double recent_bytes_per_s(std::chrono::steady_clock::time_point now) const;
   void close_for_overflow();
+  void drop_unsent_writes();
   struct QueuedCall {
     CallRequest request;
     CallCallback callback;
@@ -132,7 +133,9 @@ class WsSession : public std::enable_shared_from_this<WsSession>, private WsStre
   util::IdleQueue<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
   util::IdleQueue<std::string> write_queue_;
-  bool writing_ = false;
+  size_t writing_ = 0;           // messages at write_queue_'s front in the write in flight
+  bool holding_writes_ = false;  // flush_replies is queueing replies to send in one write
+  bool flush_posted_ = false;    // a flush_replies is queued on the strand
 
   // Token buckets for the per-connection message and byte rates (the byte bucket may go
   // negative: a frame is read whole, and the debt delays the next one).

@@ -28,6 +28,18 @@ using Clock = std::chrono::steady_clock;
 // What a read for headers and control frames offers (they are at most 14 + 125 bytes; more
 // room lets one read take the frames a client sent together).
 constexpr size_t kPendingRead = 512;
+// A gather list as Asio's write copies it into its state: two words (a std::vector would be
+// copied whole, a heap allocation per write, and an array of the largest gather would make
+// the state outgrow RecycledBlocks).
+struct BufferRange {
+  using value_type = net::const_buffer;
+  using const_iterator = const net::const_buffer*;
+  const net::const_buffer* first;
+  size_t count;
+  const_iterator begin() const { return first; }
+  const_iterator end() const { return first + count; }
+};
+
 // Pong frames that may wait for a peer that does not read them: each ping is answered up to
 // this, then only the latest (RFC 6455 5.5.3 allows it); the ping allowance closes a flood.
 constexpr size_t kMaxQueuedPongs = 16 * 1024;
@@ -433,13 +445,12 @@ WsStream::error_code WsStream::end_error() const {
 
 // ---- writing ----
 
-void WsStream::async_write_text(net::const_buffer text) {
+void WsStream::async_write_texts(std::span<const net::const_buffer> texts) {
   ++initiating_;
   if (close_queued_ || hard_closed_ || tearing_down_) {
     notify([this] { owner_->on_ws_written(websocket::error::closed); });
   } else {
-    text_ = text;
-    text_queued_ = true;
+    texts_.assign(texts.begin(), texts.end());
     pump_writes();
   }
   --initiating_;
@@ -464,14 +475,18 @@ void WsStream::queue_close_frame(uint16_t code, std::string_view reason) {
 
 void WsStream::pump_writes() {
   if (writing_ || hard_closed_ || tearing_down_ || close_sent_ || close_in_sending_) return;
-  if (!text_queued_ && pongs_.empty() && !ping_queued_ && !close_queued_) return;
+  if (texts_.empty() && pongs_.empty() && !ping_queued_ && !close_queued_) return;
+  // sending_: the messages' frame headers, then the control frames.
   sending_.clear();
-  size_t header_size = 0;
-  if (text_queued_) {
-    header_size = ws::write_server_header(ws::Opcode::text, text_.size(), text_header_.data());
-    text_queued_ = false;
-    text_sending_ = true;
+  std::array<uint8_t, kMaxTextsPerWrite> header_sizes{};
+  for (size_t i = 0; i < texts_.size(); ++i) {
+    uint8_t header[10];
+    header_sizes[i] =
+        static_cast<uint8_t>(ws::write_server_header(ws::Opcode::text, texts_[i].size(), header));
+    sending_.append(reinterpret_cast<const char*>(header), header_sizes[i]);
   }
+  const size_t headers_end = sending_.size();
+  text_sending_ = !texts_.empty();
   sending_.append(pongs_);
   pongs_ = std::string();
   if (ping_queued_) {
@@ -487,28 +502,45 @@ void WsStream::pump_writes() {
   writing_ = true;
   auto done = WithRecycledMemory([this, k = keep()](error_code ec, size_t) { on_written(ec); });
   if (socket_.index() == 0) {
-    const std::array<net::const_buffer, 3> buffers{net::buffer(text_header_.data(), header_size),
-                                                   text_sending_ ? text_ : net::const_buffer(),
-                                                   net::buffer(sending_)};
-    net::async_write(*std::get_if<0>(&socket_), buffers, std::move(done));
+    // Each message's header and payload, then the control frames: one sendmsg. gather_ is no
+    // longer touched once the write starts; the write holds two pointers into it.
+    gather_.clear();
+    gather_.reserve(2 * texts_.size() + 1);
+    size_t at = 0;
+    for (size_t i = 0; i < texts_.size(); ++i) {
+      gather_.push_back(net::buffer(sending_.data() + at, header_sizes[i]));
+      gather_.push_back(texts_[i]);
+      at += header_sizes[i];
+    }
+    gather_.push_back(net::buffer(sending_.data() + headers_end, sending_.size() - headers_end));
+    net::async_write(*std::get_if<0>(&socket_), BufferRange{gather_.data(), gather_.size()},
+                     std::move(done));
   } else {
     if (text_sending_) {
+      size_t total = sending_.size();
+      for (const auto& text : texts_) total += text.size();
       std::string whole;
-      whole.reserve(header_size + text_.size() + sending_.size());
-      whole.append(reinterpret_cast<const char*>(text_header_.data()), header_size);
-      whole.append(static_cast<const char*>(text_.data()), text_.size());
-      whole.append(sending_);
+      whole.reserve(total);
+      size_t at = 0;
+      for (size_t i = 0; i < texts_.size(); ++i) {
+        whole.append(sending_, at, header_sizes[i]);
+        whole.append(static_cast<const char*>(texts_[i].data()), texts_[i].size());
+        at += header_sizes[i];
+      }
+      whole.append(sending_, headers_end);
       sending_.swap(whole);
     }
     net::async_write(*std::get_if<1>(&socket_), net::buffer(sending_), std::move(done));
   }
+  texts_ = {};
 }
 
 void WsStream::on_written(error_code ec) {
   writing_ = false;
   const bool text = std::exchange(text_sending_, false);
   const bool close = std::exchange(close_in_sending_, false);
-  if (sending_.capacity() > kPendingRead) sending_ = std::string();
+  sending_ = std::string();  // an idle connection holds no write memory
+  gather_ = {};
   if (close && !ec) close_sent_ = true;
   if (ec && !hard_closed_) {
     if (!end_ && !tearing_down_) end_ = ec;

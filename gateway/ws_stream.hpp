@@ -29,9 +29,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/buffer.hpp>
@@ -103,8 +105,12 @@ class WsStream {
   // least `initial` if that frame is not its last); at a message start, `initial`.
   std::size_t read_size_hint(std::size_t initial) const;
 
-  // Sends one text message (one frame). The buffer must stay valid until on_ws_written.
-  void async_write_text(boost::asio::const_buffer text);
+  // Sends text messages (one frame each), in order and in one write: replies that became ready
+  // together (one commit acknowledges several frames of a connection) cost one send instead of
+  // one each. 1 to kMaxTextsPerWrite of them; their bytes must stay valid until on_ws_written,
+  // which is called once for them all.
+  static constexpr std::size_t kMaxTextsPerWrite = 16;
+  void async_write_texts(std::span<const boost::asio::const_buffer> texts);
   // Starts the closing handshake: sends close with `code` and `reason` (after a write in
   // progress) and waits up to the handshake timeout for the peer's close.
   void async_close(uint16_t code, std::string_view reason);
@@ -189,15 +195,15 @@ class WsStream {
   int initiating_ = 0;           // inside an owner's call: notifications are posted
   std::chrono::steady_clock::time_point last_received_;
 
-  // Write side: the owner's message, then the control frames waiting (the latest pong, a
-  // keepalive ping, the close frame), in one gather write. sending_ holds the control frames
-  // being written (over TLS, the whole write: TlsSocket encrypts one buffer per call).
-  boost::asio::const_buffer text_;
-  std::array<uint8_t, 10> text_header_{};
+  // Write side: the owner's messages, then the control frames waiting (the latest pong, a
+  // keepalive ping, the close frame), in one gather write. sending_ holds the messages' frame
+  // headers and the control frames being written (over TLS, the whole write: TlsSocket
+  // encrypts one buffer per call); it and texts_ hold no memory between writes.
+  std::vector<boost::asio::const_buffer> texts_;   // queued by the owner, not yet in a write
+  std::vector<boost::asio::const_buffer> gather_;  // the write in flight's buffers (plain TCP)
   std::string sending_;
   std::string pongs_;  // pong frames waiting, encoded
   std::string close_frame_;
-  bool text_queued_ = false;
   bool text_sending_ = false;
   bool ping_queued_ = false;
   bool ping_outstanding_ = false;

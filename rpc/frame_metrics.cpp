@@ -54,7 +54,19 @@ FrameMetrics::FrameMetrics(const Protocol& protocol)
                                   "From reading a charge point's frame to queueing its reply on "
                                   "the socket, after the frame is durable.",
                                   metrics::latency_buckets(), {"version"})
-                       .with({std::string(to_string(protocol.version))})) {
+                       .with({std::string(to_string(protocol.version))})),
+      writes_(metrics::process_registry()
+                  .counter("ocppgw_ws_writes_total",
+                           "Writes (sends) to charge points' sockets, by version; each carries "
+                           "one or more text messages.",
+                           {"version"})
+                  .with({std::string(to_string(protocol.version))})),
+      messages_sent_(metrics::process_registry()
+                         .counter("ocppgw_ws_messages_sent_total",
+                                  "Text messages (replies and CSMS calls) sent to charge points, "
+                                  "by version.",
+                                  {"version"})
+                         .with({std::string(to_string(protocol.version))})) {
   const std::string version(to_string(protocol.version));
   for (const auto& spec : protocol.actions)
     calls_.push_back(&frames().with({version, "call", std::string(spec.action)}));

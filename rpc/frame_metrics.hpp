@@ -9,6 +9,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "rpc/action.hpp"
@@ -28,6 +29,12 @@ class FrameMetrics {
   // A frame refused before dispatch (binary, oversize): malformed, never answered.
   void count_malformed() { malformed_.inc(); }
   void observe_ack(double seconds) { ack_latency_.observe(seconds); }
+  // One write to a charge point's socket carrying `messages` text messages (replies and CSMS
+  // calls): their ratio says how many replies a commit's acknowledgements put in one send.
+  void count_write(size_t messages) {
+    writes_.inc();
+    messages_sent_.inc(messages);
+  }
 
  private:
   explicit FrameMetrics(const Protocol& protocol);
@@ -39,6 +46,8 @@ class FrameMetrics {
   metrics::Counter& malformed_;
   std::vector<metrics::Counter*> errors_sent_;  // per RpcError
   metrics::Histogram& ack_latency_;
+  metrics::Counter& writes_;
+  metrics::Counter& messages_sent_;
 };
 
 }  // namespace ocppgw::rpc

@@ -171,6 +171,10 @@ def test_metrics_count_exactly_what_was_sent(tmp_path):
     for version, n in replies.items():
         assert value(samples, "ocppgw_ack_latency_seconds_count", version=version) == n
         assert value(samples, "ocppgw_ack_latency_seconds_bucket", version=version, le="+Inf") == n
+        # Every reply was sent, beside the CSMS calls; several may have shared a write.
+        messages = value(samples, "ocppgw_ws_messages_sent_total", version=version)
+        assert messages >= n
+        assert 1 <= value(samples, "ocppgw_ws_writes_total", version=version) <= messages
 
     outcomes = {(dict(k[1])["action"], dict(k[1])["outcome"]): v
                 for k, v in samples.items() if k[0] == "ocppgw_csms_calls_total" and v}

@@ -42,6 +42,27 @@ TEST(WsSession, RepliesGoOutInArrivalOrderWhateverTheCommitOrder) {
   for (int i = 1; i <= 3; ++i) EXPECT_EQ(cp.receive_json()[1], std::to_string(i));
 }
 
+// The replies a commit makes ready leave in one write (one send for the gateway and one
+// segment for the charge point), not one write each: committed newest first, nothing can go
+// before the oldest frame's commit, which then releases all ten together.
+TEST(WsSession, RepliesReadyTogetherLeaveInOneWrite) {
+  auto counter = [](const char* name) -> metrics::Counter& {
+    return metrics::process_registry().counter(name, "", {"version"}).with({"1.6"});
+  };
+  Gateway gw;
+  gw.sink.auto_commit = false;
+  Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
+  constexpr int kCalls = 10;
+  for (int i = 1; i <= kCalls; ++i) cp.send(call(std::to_string(i), "Heartbeat", json::object()));
+  ASSERT_TRUE(gw.sink.wait_waiting(kCalls + 1));  // the connected event + the frames
+  const uint64_t writes = counter("ocppgw_ws_writes_total").value();
+  const uint64_t messages = counter("ocppgw_ws_messages_sent_total").value();
+  for (int i = kCalls; i >= 0; --i) gw.sink.commit_waiting(static_cast<size_t>(i));
+  for (int i = 1; i <= kCalls; ++i) EXPECT_EQ(cp.receive_json()[1], std::to_string(i));
+  EXPECT_EQ(counter("ocppgw_ws_messages_sent_total").value() - messages, uint64_t{kCalls});
+  EXPECT_EQ(counter("ocppgw_ws_writes_total").value() - writes, 1u);
+}
+
 TEST(WsSession, FailedCommitClosesWith1011AndSendsNoReply) {
   Gateway gw;
   Client cp(gw.port(), "/ocpp/CP1", "ocpp1.6");
