@@ -492,7 +492,7 @@ void WsSession::drop_unsent_writes() {
 
 void WsSession::do_write() {
   std::array<net::const_buffer, WsStream::kMaxTextsPerWrite> texts;
-  writing_ = std::min(write_queue_.size(), texts.size());
+  writing_ = static_cast<uint8_t>(std::min(write_queue_.size(), texts.size()));
   for (size_t i = 0; i < writing_; ++i) texts[i] = net::buffer(write_queue_[i]);
   frame_metrics_.count_write(writing_);
   ws_.async_write_texts({texts.data(), writing_});

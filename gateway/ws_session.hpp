@@ -129,13 +129,15 @@ class WsSession : public std::enable_shared_from_this<WsSession>, private WsStre
   size_t first_read_size_ = 0;  // what a read at the next message start offers (do_read)
   std::chrono::steady_clock::time_point frame_read_at_;  // when the last whole frame was read
   bool reading_ = false;                                 // a wait for bytes or a read is in flight
-  bool offloaded_ = false;              // a frame is being dispatched on the bulk pool
+  bool offloaded_ = false;  // a frame is being dispatched on the bulk pool
+  // Beside the flags above, where the alignment of what follows leaves room: every open
+  // connection holds a session.
+  uint8_t writing_ = 0;                 // messages at write_queue_'s front in the write in flight
+  bool holding_writes_ = false;         // flush_replies is queueing replies to send in one write
+  bool flush_posted_ = false;           // a flush_replies is queued on the strand
   util::IdleQueue<Inflight> inflight_;  // front has sequence number inflight_base_
   uint64_t inflight_base_ = 0;
   util::IdleQueue<std::string> write_queue_;
-  size_t writing_ = 0;           // messages at write_queue_'s front in the write in flight
-  bool holding_writes_ = false;  // flush_replies is queueing replies to send in one write
-  bool flush_posted_ = false;    // a flush_replies is queued on the strand
 
   // Token buckets for the per-connection message and byte rates (the byte bucket may go
   // negative: a frame is read whole, and the debt delays the next one).

@@ -501,20 +501,24 @@ void WsStream::pump_writes() {
   }
   writing_ = true;
   auto done = WithRecycledMemory([this, k = keep()](error_code ec, size_t) { on_written(ec); });
-  if (socket_.index() == 0) {
-    // Each message's header and payload, then the control frames: one sendmsg. gather_ is no
-    // longer touched once the write starts; the write holds two pointers into it.
-    gather_.clear();
-    gather_.reserve(2 * texts_.size() + 1);
+  if (socket_.index() == 0 && text_sending_) {
+    // Each message's header and payload, then the control frames: one sendmsg. The gather
+    // list takes texts_'s place until on_written (the owner queues no more messages before
+    // then); the write holds two pointers into it.
+    std::vector<net::const_buffer> gather;
+    gather.reserve(2 * texts_.size() + 1);
     size_t at = 0;
     for (size_t i = 0; i < texts_.size(); ++i) {
-      gather_.push_back(net::buffer(sending_.data() + at, header_sizes[i]));
-      gather_.push_back(texts_[i]);
+      gather.push_back(net::buffer(sending_.data() + at, header_sizes[i]));
+      gather.push_back(texts_[i]);
       at += header_sizes[i];
     }
-    gather_.push_back(net::buffer(sending_.data() + headers_end, sending_.size() - headers_end));
-    net::async_write(*std::get_if<0>(&socket_), BufferRange{gather_.data(), gather_.size()},
+    gather.push_back(net::buffer(sending_.data() + headers_end, sending_.size() - headers_end));
+    texts_ = std::move(gather);
+    net::async_write(*std::get_if<0>(&socket_), BufferRange{texts_.data(), texts_.size()},
                      std::move(done));
+  } else if (socket_.index() == 0) {
+    net::async_write(*std::get_if<0>(&socket_), net::buffer(sending_), std::move(done));
   } else {
     if (text_sending_) {
       size_t total = sending_.size();
@@ -529,10 +533,10 @@ void WsStream::pump_writes() {
       }
       whole.append(sending_, headers_end);
       sending_.swap(whole);
+      texts_ = {};
     }
     net::async_write(*std::get_if<1>(&socket_), net::buffer(sending_), std::move(done));
   }
-  texts_ = {};
 }
 
 void WsStream::on_written(error_code ec) {
@@ -540,7 +544,7 @@ void WsStream::on_written(error_code ec) {
   const bool text = std::exchange(text_sending_, false);
   const bool close = std::exchange(close_in_sending_, false);
   sending_ = std::string();  // an idle connection holds no write memory
-  gather_ = {};
+  if (text) texts_ = {};     // the write's gather list (messages queued meanwhile stay)
   if (close && !ec) close_sent_ = true;
   if (ec && !hard_closed_) {
     if (!end_ && !tearing_down_) end_ = ec;

@@ -199,8 +199,9 @@ class WsStream {
   // keepalive ping, the close frame), in one gather write. sending_ holds the messages' frame
   // headers and the control frames being written (over TLS, the whole write: TlsSocket
   // encrypts one buffer per call); it and texts_ hold no memory between writes.
-  std::vector<boost::asio::const_buffer> texts_;   // queued by the owner, not yet in a write
-  std::vector<boost::asio::const_buffer> gather_;  // the write in flight's buffers (plain TCP)
+  // The owner's messages until their write starts; then, over plain TCP, that write's gather
+  // list until it completes.
+  std::vector<boost::asio::const_buffer> texts_;
   std::string sending_;
   std::string pongs_;  // pong frames waiting, encoded
   std::string close_frame_;
