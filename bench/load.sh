@@ -4,7 +4,8 @@
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
 #                with N connections and W in-flight CALLs each, then p50/p99 latency when paced
-#                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway
+#                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway,
+#                SYSCALLS=1 its sendmsg/recvfrom/epoll calls per CALL at saturation
 #   connections  idle charge points with heartbeats; gateway VmRSS per connection
 #   connections-tls  the same over plain ws and then over wss (TLS 1.3, server certificate from
 #                certs/make-dev-certs.sh, no client certificates) in one run: RSS per
@@ -51,6 +52,8 @@ CONN_COUNTS="${CONN_COUNTS:-10000 19000}"
 STORM_N="${STORM_N:-19000}"
 STORM_BACKLOG="${STORM_BACKLOG:-2}"
 CONNECT_RATE="${CONNECT_RATE:-2000}"
+# SYSCALLS=1: the throughput run also counts the gateway's system calls (perf tracepoints).
+SYSCALL_EVENTS="syscalls:sys_enter_sendmsg,syscalls:sys_enter_recvfrom,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_ctl"
 results="$root/bench/results"
 mkdir -p "$results"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -159,6 +162,10 @@ bench_throughput() {
     (sleep 6 && perf record -F 499 -g -p "$GW_PID" -o "$work/perf.data" -- sleep 8 >"$work/perf.log" 2>&1) &
     PERF_PID=$!
   fi
+  if [ "${SYSCALLS:-0}" = 1 ] && command -v perf >/dev/null; then
+    (sleep 8 && perf stat -x, -e "$SYSCALL_EVENTS" -p "$GW_PID" -- sleep 8 2>"$work/syscalls.csv" >/dev/null) &
+    SYSCALLS_PID=$!
+  fi
   load_run "$PORT" "$r"
   local rate p50 p99
   rate="$(fig "$r" '.run.sustained_calls_per_s | floor')"
@@ -166,6 +173,12 @@ bench_throughput() {
   p99="$(fig "$r" '.run.steady_latency.p99_us')"
   say "max sustained: $rate CALLs/s acknowledged (p50 ${p50}us p99 ${p99}us at saturation; errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
   put throughput "$(jq '{max: .run}' "$r")"
+  if [ -n "${SYSCALLS_PID:-}" ]; then
+    wait "$SYSCALLS_PID" || true
+    # Per acknowledged CALL: the counts over 8 s of the steady state over 8 s at the run's rate.
+    say "syscalls per CALL at saturation: $(awk -F, -v c=$((rate * 8)) '$3 ~ /sys_enter_/ {
+      sub(/.*sys_enter_/, "", $3); printf "%s %.2f  ", $3, $1 / c }' "$work/syscalls.csv")"
+  fi
   if [ -n "${PERF_PID:-}" ]; then
     wait "$PERF_PID" || true
     perf report -i "$work/perf.data" --no-children --stdio --sort dso,symbol 2>/dev/null |
