@@ -2,10 +2,11 @@
 // text frames, runs each through rpc::dispatch, submits the frame with its events and writes to
 // the event sink and sends the reply only once the sink reports the commit (ack-after-durable),
 // in the order the frames arrived, even though several frames may await their commit at once.
-// It also owns the write queue (one write at a time), the frame-size, message-rate and byte-rate
-// limits, the bound on queued outbound bytes (a peer that does not read its replies is cut off),
-// the disk-space pause (DiskGuard), Connection events, and the CSMS->charge point calls awaiting an
-// answer (PendingCalls). Threading: every member runs on the session's strand (the socket's
+// It also owns the write queue (one write at a time, carrying up to 16 messages: the replies one
+// commit releases leave together), the frame-size, message-rate and byte-rate limits, the bound
+// on queued outbound bytes (a peer that does not read its replies is cut off), the disk-space
+// pause (DiskGuard), Connection events, and the CSMS->charge point calls awaiting an answer
+// (PendingCalls). Threading: every member runs on the session's strand (the socket's
 // executor). The public methods call(), close_async() and info() may be called from any thread: the
 // first two post to the strand, info() reads immutable fields.
 #pragma once

@@ -198,9 +198,9 @@ class WsStream {
   // Write side: the owner's messages, then the control frames waiting (the latest pong, a
   // keepalive ping, the close frame), in one gather write. sending_ holds the messages' frame
   // headers and the control frames being written (over TLS, the whole write: TlsSocket
-  // encrypts one buffer per call); it and texts_ hold no memory between writes.
-  // The owner's messages until their write starts; then, over plain TCP, that write's gather
-  // list until it completes.
+  // encrypts one buffer per call). texts_ holds the owner's messages until their write starts,
+  // then, over plain TCP, that write's gather list until it completes. Neither holds memory
+  // between writes.
   std::vector<boost::asio::const_buffer> texts_;
   std::string sending_;
   std::string pongs_;  // pong frames waiting, encoded

@@ -6,6 +6,8 @@
 //   ocppgw_callerrors_sent_total{version, code}          the code as sent on the wire
 //   ocppgw_ack_latency_seconds{version}                  frame read -> its reply queued on the
 //       socket, after the commit (ack-after-durable), CALLRESULT and CALLERROR alike
+//   ocppgw_ws_writes_total{version}, ocppgw_ws_messages_sent_total{version}  socket writes to
+//       charge points and the text messages they carried (a write carries one or more)
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
