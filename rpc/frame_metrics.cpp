@@ -32,6 +32,13 @@ metrics::Family<metrics::Counter>& frames() {
       {"version", "type", "action"});
 }
 
+// The child of a counter family labelled by version alone.
+metrics::Counter& per_version(const Protocol& protocol, const char* name, const char* help) {
+  return metrics::process_registry()
+      .counter(name, help, {"version"})
+      .with({std::string(to_string(protocol.version))});
+}
+
 }  // namespace
 
 FrameMetrics& FrameMetrics::of(const Protocol& protocol) {
@@ -55,18 +62,12 @@ FrameMetrics::FrameMetrics(const Protocol& protocol)
                                   "the socket, after the frame is durable.",
                                   metrics::latency_buckets(), {"version"})
                        .with({std::string(to_string(protocol.version))})),
-      writes_(metrics::process_registry()
-                  .counter("ocppgw_ws_writes_total",
-                           "Writes (sends) to charge points' sockets, by version; each carries "
-                           "one or more text messages.",
-                           {"version"})
-                  .with({std::string(to_string(protocol.version))})),
-      messages_sent_(metrics::process_registry()
-                         .counter("ocppgw_ws_messages_sent_total",
-                                  "Text messages (replies and CSMS calls) sent to charge points, "
-                                  "by version.",
-                                  {"version"})
-                         .with({std::string(to_string(protocol.version))})) {
+      writes_(per_version(protocol, "ocppgw_ws_writes_total",
+                          "Writes (sends) to charge points' sockets, by version; each carries one "
+                          "or more text messages.")),
+      messages_sent_(per_version(
+          protocol, "ocppgw_ws_messages_sent_total",
+          "Text messages (replies and CSMS calls) sent to charge points, by version.")) {
   const std::string version(to_string(protocol.version));
   for (const auto& spec : protocol.actions)
     calls_.push_back(&frames().with({version, "call", std::string(spec.action)}));
