@@ -501,10 +501,9 @@ void WsStream::pump_writes() {
   }
   writing_ = true;
   auto done = WithRecycledMemory([this, k = keep()](error_code ec, size_t) { on_written(ec); });
-  if (socket_.index() == 0 && text_sending_) {
-    // Each message's header and payload, then the control frames: one sendmsg. The gather
-    // list takes texts_'s place until on_written (the owner queues no more messages before
-    // then); the write holds two pointers into it.
+  if (text_sending_) {
+    // Each message's header and payload, then the control frames. The gather list takes
+    // texts_'s place until on_written (the owner queues no more messages before then).
     std::vector<net::const_buffer> gather;
     gather.reserve(2 * texts_.size() + 1);
     size_t at = 0;
@@ -515,23 +514,20 @@ void WsStream::pump_writes() {
     }
     gather.push_back(net::buffer(sending_.data() + headers_end, sending_.size() - headers_end));
     texts_ = std::move(gather);
-    net::async_write(*std::get_if<0>(&socket_), BufferRange{texts_.data(), texts_.size()},
-                     std::move(done));
-  } else if (socket_.index() == 0) {
-    net::async_write(*std::get_if<0>(&socket_), net::buffer(sending_), std::move(done));
+  }
+  if (socket_.index() == 0) {
+    // One sendmsg; the write holds two pointers into the gather list.
+    if (text_sending_)
+      net::async_write(*std::get_if<0>(&socket_), BufferRange{texts_.data(), texts_.size()},
+                       std::move(done));
+    else
+      net::async_write(*std::get_if<0>(&socket_), net::buffer(sending_), std::move(done));
   } else {
     if (text_sending_) {
-      size_t total = sending_.size();
-      for (const auto& text : texts_) total += text.size();
       std::string whole;
-      whole.reserve(total);
-      size_t at = 0;
-      for (size_t i = 0; i < texts_.size(); ++i) {
-        whole.append(sending_, at, header_sizes[i]);
-        whole.append(static_cast<const char*>(texts_[i].data()), texts_[i].size());
-        at += header_sizes[i];
-      }
-      whole.append(sending_, headers_end);
+      whole.reserve(net::buffer_size(texts_));
+      for (const auto& part : texts_)
+        whole.append(static_cast<const char*>(part.data()), part.size());
       sending_.swap(whole);
       texts_ = {};
     }
