@@ -10,32 +10,34 @@ using storage::Statement;
 
 std::string flags_json(const std::vector<std::string>& flags) { return json(flags).dump(); }
 
+// The event and the key are borrowed (the caller keeps them until it has run the statement);
+// the two texts made here are copied.
 void bind_event(Statement& st, int i, const Event& e, const std::string& business_key) {
-  st.bind(i, e.event_id)
-      .bind(i + 1, business_key)
-      .bind(i + 2, e.charge_point_id)
+  st.bind_borrowed(i, e.event_id)
+      .bind_borrowed(i + 1, business_key)
+      .bind_borrowed(i + 2, e.charge_point_id)
       .bind(i + 3, e.connector_id)
       .bind(i + 4, e.evse_id)
-      .bind(i + 5, to_string(e.event_type))
-      .bind(i + 6, e.ocpp_action)
-      .bind(i + 7, e.message_id)
+      .bind_borrowed(i + 5, to_string(e.event_type))
+      .bind_borrowed(i + 6, e.ocpp_action)
+      .bind_borrowed(i + 7, e.message_id)
       .bind(i + 8, e.event_ts_ms)
       .bind(i + 9, e.ingest_ts_ms)
-      .bind(i + 10, e.transaction_id)
+      .bind_borrowed(i + 10, e.transaction_id)
       .bind(i + 11, e.seq_no)
-      .bind(i + 12, e.trigger_reason)
+      .bind_borrowed(i + 12, e.trigger_reason)
       .bind(i + 13, e.meter_wh)
       .bind(i + 14, e.power_w)
       .bind(i + 15, e.current_a)
       .bind(i + 16, e.voltage_v)
       .bind(i + 17, e.soc_pct)
-      .bind(i + 18, e.connector_status)
-      .bind(i + 19, e.error_code)
-      .bind(i + 20, e.stop_reason)
-      .bind(i + 21, e.id_token_hash)
-      .bind(i + 22, e.ocpp_version)
+      .bind_borrowed(i + 18, e.connector_status)
+      .bind_borrowed(i + 19, e.error_code)
+      .bind_borrowed(i + 20, e.stop_reason)
+      .bind_borrowed(i + 21, e.id_token_hash)
+      .bind_borrowed(i + 22, e.ocpp_version)
       .bind(i + 23, static_cast<int64_t>(e.schema_version))
-      .bind(i + 24, e.gateway_node)
+      .bind_borrowed(i + 24, e.gateway_node)
       .bind(i + 25, flags_json(e.flags))
       .bind(i + 26, e.extra.dump(-1, ' ', false, json::error_handler_t::replace));
 }

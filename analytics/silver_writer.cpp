@@ -154,7 +154,7 @@ void SilverWriter::note_validated(Batch& b, const Event& e) {
 bool SilverWriter::claim_id(const std::string& event_id, Status* s) {
   static const std::string sql =
       "INSERT INTO event_ids(event_id, place) VALUES(?1, 'S') ON CONFLICT(event_id) DO NOTHING";
-  *s = db_.cached(sql).bind(1, event_id).run();
+  *s = db_.cached(sql).bind_borrowed(1, event_id).run();
   return s->ok() && db_.changes() == 1;
 }
 

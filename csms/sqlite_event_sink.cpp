@@ -228,9 +228,9 @@ Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event
   Status s;
   if (!entry.raw_frame.empty()) {
     s = db_->cached("INSERT INTO frames (charge_point_id, received_ms, text) VALUES (?, ?, ?)")
-            .bind(1, entry.charge_point_id)
+            .bind_borrowed(1, entry.charge_point_id)
             .bind(2, entry.received_ms)
-            .bind(3, entry.raw_frame)
+            .bind_borrowed(3, entry.raw_frame)
             .run();
     if (!s.ok()) return Status::error("insert frame: " + s.message());
     frame_seq = db_->last_insert_rowid();
@@ -241,14 +241,14 @@ Status SqliteEventSink::write_entry(Queued& queued, std::vector<analytics::Event
   storage::Statement& insert_outbox = db_->cached("INSERT INTO outbox (event_seq) VALUES (?)");
   for (size_t i = 0; i < entry.events.size(); ++i) {
     analytics::Event& e = entry.events[i];
-    s = insert_event.bind(1, e.event_id)
-            .bind(2, e.charge_point_id)
-            .bind(3, analytics::to_string(e.event_type))
-            .bind(4, e.ocpp_version)
+    s = insert_event.bind_borrowed(1, e.event_id)
+            .bind_borrowed(2, e.charge_point_id)
+            .bind_borrowed(3, analytics::to_string(e.event_type))
+            .bind_borrowed(4, e.ocpp_version)
             .bind(5, e.event_ts_ms)
             .bind(6, e.ingest_ts_ms)
             .bind(7, frame_seq)
-            .bind(8, queued.json[i])
+            .bind_borrowed(8, queued.json[i])
             .run();
     if (!s.ok()) return Status::error("insert event: " + s.message());
     const int64_t seq = db_->last_insert_rowid();

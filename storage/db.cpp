@@ -95,6 +95,10 @@ Statement& Statement::bind(int i, std::string_view v) {
   sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   return *this;
 }
+Statement& Statement::bind_borrowed(int i, std::string_view v) {
+  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  return *this;
+}
 Statement& Statement::bind(int i, const Value& v) {
   std::visit(
       [&](const auto& x) {

@@ -51,6 +51,18 @@ class Statement {
   Statement& bind(int index, const std::optional<T>& v) {
     return v ? bind(index, *v) : bind(index, nullptr);
   }
+  // Text that SQLite reads where it is (SQLITE_STATIC) instead of copying it. For the inserts
+  // of every frame (the event sink, Silver): each copied column is a malloc, a memcpy and a
+  // free, and Debian's SQLite has no lookaside to take the small ones (OMIT_LOOKASIDE). The
+  // bytes must stay valid and unchanged until the statement is reset; run() resets, so within
+  // one `bind(...).run()` expression anything qualifies, temporaries included.
+  Statement& bind_borrowed(int index, std::string_view v);
+  Statement& bind_borrowed(int index, const std::string& v) {
+    return bind_borrowed(index, std::string_view(v));
+  }
+  Statement& bind_borrowed(int index, const std::optional<std::string>& v) {
+    return v ? bind_borrowed(index, *v) : bind(index, nullptr);
+  }
 
   // true: a row is available; false: done. Errors are reported through status().
   bool step();

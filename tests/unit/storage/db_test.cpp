@@ -107,6 +107,29 @@ TEST(StorageDb, SqliteMemoryUsedFollowsThePageCache) {
   db.reset();
   EXPECT_LT(sqlite_memory_used(), filled - 2'000'000);
 }
+
+// bind() hands SQLite a copy; bind_borrowed() lets it read the caller's bytes at step(), so a
+// change between the two is what gets stored (and run() leaves no binding behind that could
+// point at freed bytes on the next run).
+TEST(StorageDb, BorrowedTextIsReadWhenTheStatementRuns) {
+  testing::TempDir dir;
+  auto db = open_db(dir.file("b.db"));
+  ASSERT_TRUE(db->exec("CREATE TABLE t(id INTEGER PRIMARY KEY, copied TEXT, borrowed TEXT)").ok());
+  std::string text = "before";
+  const std::optional<std::string> none;
+  Statement& ins = db->cached("INSERT INTO t(id, copied, borrowed) VALUES(?1, ?2, ?3)");
+  ins.bind(1, 1).bind(2, text).bind_borrowed(3, text);
+  text = "after!";  // same length: the borrowed bytes change in place
+  ASSERT_TRUE(ins.run().ok());
+  ASSERT_TRUE(ins.bind(1, 2).bind(2, "x").bind_borrowed(3, none).run().ok());
+  Statement& sel = db->cached("SELECT copied, borrowed FROM t ORDER BY id");
+  ASSERT_TRUE(sel.step());
+  EXPECT_EQ(sel.text(0), "before");
+  EXPECT_EQ(sel.text(1), "after!");
+  ASSERT_TRUE(sel.step());
+  EXPECT_TRUE(sel.is_null(1));
+  sel.reset();
+}
 TEST(StorageEventLog, ReadsAfterSeqInOrder) {
   testing::TempDir dir;
   Status s;
