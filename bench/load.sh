@@ -5,7 +5,8 @@
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
 #                with N connections and W in-flight CALLs each, then p50/p99 latency when paced
 #                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway,
-#                SYSCALLS=1 its sendmsg/recvfrom/epoll calls per CALL at saturation
+#                SYSCALLS=1 its sendmsg/recvfrom/epoll calls per CALL at saturation,
+#                THREAD_CPU=1 the CPU time per CALL of each gateway and simulator thread
 #   connections  idle charge points with heartbeats; gateway VmRSS per connection
 #   connections-tls  the same over plain ws and then over wss (TLS 1.3, server certificate from
 #                certs/make-dev-certs.sh, no client certificates) in one run: RSS per
@@ -138,6 +139,16 @@ load_run() {
     >"$report.out" 2>"$report.err" || true
 }
 fig() { jq -r "$2" "$1"; }
+# thread_ticks PID...: "<tid> <process>:<thread name> <user+system ticks>" per thread, sorted
+# by tid for join.
+thread_ticks() {
+  local p t
+  for p in "$@"; do
+    for t in /proc/"$p"/task/*; do
+      echo "${t##*/} $(cat /proc/"$p"/comm):$(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")"
+    done 2>/dev/null
+  done | sort
+}
 
 machine() {
   say "machine: $(nproc) cores, $(awk '/model name/{$1=$2=$3="";print;exit}' /proc/cpuinfo | xargs), $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -r)"
@@ -166,6 +177,11 @@ bench_throughput() {
     (sleep 8 && perf stat -x, -e "$SYSCALL_EVENTS" -p "$GW_PID" -- sleep 8 2>"$work/syscalls.csv" >/dev/null) &
     SYSCALLS_PID=$!
   fi
+  if [ "${THREAD_CPU:-0}" = 1 ]; then
+    (sleep 8 && thread_ticks "$GW_PID" "$(pgrep -n -x ocppsim)" >"$work/ticks0" && sleep 8 &&
+      thread_ticks "$GW_PID" "$(pgrep -n -x ocppsim)" >"$work/ticks1") &
+    THREAD_CPU_PID=$!
+  fi
   load_run "$PORT" "$r"
   local rate p50 p99
   rate="$(fig "$r" '.run.sustained_calls_per_s | floor')"
@@ -178,6 +194,15 @@ bench_throughput() {
     # Per acknowledged CALL: the counts over 8 s of the steady state over 8 s at the run's rate.
     say "syscalls per CALL at saturation: $(awk -F, -v c=$((rate * 8)) '$3 ~ /sys_enter_/ {
       sub(/.*sys_enter_/, "", $3); printf "%s %.2f  ", $3, $1 / c }' "$work/syscalls.csv")"
+  fi
+  if [ -n "${THREAD_CPU_PID:-}" ]; then
+    wait "$THREAD_CPU_PID" || true
+    # Per acknowledged CALL, by thread name (the I/O threads summed): where the CPU goes when
+    # the two cores are full, the simulator's share included.
+    say "CPU per CALL at saturation (us): $(join "$work/ticks0" "$work/ticks1" | awk -v c=$((rate * 8)) \
+      -v hz="$(getconf CLK_TCK)" '{ d[$2] += ($5 - $3) } END {
+        for (k in d) if (d[k] > 0) { printf "%s %.1f  ", k, d[k] * 1e6 / hz / c; t += d[k] }
+        printf "all %.1f", t * 1e6 / hz / c }')"
   fi
   if [ -n "${PERF_PID:-}" ]; then
     wait "$PERF_PID" || true
