@@ -195,7 +195,7 @@ bench_throughput() {
     say "syscalls per CALL at saturation: $(awk -F, -v c=$((rate * 8)) '$3 ~ /sys_enter_/ {
       sub(/.*sys_enter_/, "", $3); printf "%s %.2f  ", $3, $1 / c }' "$work/syscalls.csv")"
   fi
-  if [ -n "${THREAD_CPU_PID:-}" ]; then
+  if [ -n "${THREAD_CPU_PID:-}" ] && [ "$rate" -gt 0 ]; then
     wait "$THREAD_CPU_PID" || true
     # Per acknowledged CALL, by thread name (the I/O threads summed): where the CPU goes when
     # the two cores are full, the simulator's share included.
