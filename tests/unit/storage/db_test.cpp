@@ -108,9 +108,8 @@ TEST(StorageDb, SqliteMemoryUsedFollowsThePageCache) {
   EXPECT_LT(sqlite_memory_used(), filled - 2'000'000);
 }
 
-// bind() hands SQLite a copy; bind_borrowed() lets it read the caller's bytes at step(), so a
-// change between the two is what gets stored (and run() leaves no binding behind that could
-// point at freed bytes on the next run).
+// bind() hands SQLite a copy; bind_borrowed() lets it read the caller's bytes when the
+// statement runs, so a change between the two is what gets stored. An empty optional binds NULL.
 TEST(StorageDb, BorrowedTextIsReadWhenTheStatementRuns) {
   testing::TempDir dir;
   auto db = open_db(dir.file("b.db"));
@@ -130,6 +129,7 @@ TEST(StorageDb, BorrowedTextIsReadWhenTheStatementRuns) {
   EXPECT_TRUE(sel.is_null(1));
   sel.reset();
 }
+
 TEST(StorageEventLog, ReadsAfterSeqInOrder) {
   testing::TempDir dir;
   Status s;
