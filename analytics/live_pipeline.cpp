@@ -158,11 +158,14 @@ bool LivePipeline::take(std::vector<Offer>& offers, bool& catch_up) {
   if (queue_.empty() && !gap_ && stopping_) return false;
   if (!woken) return true;  // idle: sweep only
   if (!queue_.empty() && options_.max_linger_ms > 0) {
-    not_empty_.wait_until(lock, first_queued_ + std::chrono::milliseconds(options_.max_linger_ms),
-                          [&] {
-                            return stopping_ || flush_waiters_ > 0 || !tasks_.empty() ||
-                                   queued_events_ >= options_.max_batch_events;
-                          });
+    // Half the queue, not all of it: a full queue drops offers to the event log, and reading
+    // them back costs more than taking the batch now.
+    const size_t enough =
+        std::min(options_.max_batch_events, std::max<size_t>(1, options_.max_queued_events / 2));
+    not_empty_.wait_until(
+        lock, first_queued_ + std::chrono::milliseconds(options_.max_linger_ms), [&] {
+          return stopping_ || flush_waiters_ > 0 || !tasks_.empty() || queued_events_ >= enough;
+        });
   }
   // Drain into one batch (one transaction): the bigger the backlog, the bigger the batch.
   size_t events = 0;

@@ -26,7 +26,11 @@
 // Batching: the worker lingers up to `max_linger_ms` after the first offer so that one Pipeline
 // batch (one transaction, one Gold recompute per touched key) covers many commits; under load the
 // backlog makes batches bigger, not the queue longer. Gold tables therefore trail the event log
-// by about the linger time.
+// by about the linger time. The linger is what a batch costs per event: each batch rewrites every
+// index page its events touch (event ids and business keys land on different pages), so events
+// that share a batch share those writes. At 5,000 events/s a 1 s linger writes a third of what
+// 250 ms did and takes about a third less CPU per event (BENCHMARKS.md, "the analytics batch").
+// It ends early once half of `max_queued_events` wait, so offers still find room meanwhile.
 #pragma once
 
 #include <algorithm>
@@ -78,7 +82,7 @@ class LivePipeline {
     // read from the log, so it stays small.
     size_t max_queued_events = 20000;
     size_t max_batch_events = 50000;
-    int max_linger_ms = 250;
+    int max_linger_ms = 1000;
     // Niceness of the worker thread (Linux: per thread). Analytics trails the acknowledged log
     // and catches up from it, so under CPU contention it should yield to the threads that
     // acknowledge frames: a positive value keeps its batch bursts off the ack latency.

@@ -80,6 +80,7 @@ class AnalyticsComponent : public Component {
     analytics::LivePipeline::Options options;
     options.pipeline.path = app.config().analytics_db_path();
     options.pipeline.cache_mb = app.config().analytics_cache_mb;
+    options.max_linger_ms = app.config().analytics_linger_ms;
     // Analytics catches up from the event log's watermark after any crash, so its own commits
     // need not be fsynced (and stay off the disk the acks wait on).
     options.event_log_path = app.config().db_path();

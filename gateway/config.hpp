@@ -94,6 +94,9 @@ struct Config {
   // Its writer's SQLite page cache in MiB: analytics::PipelineOptions's default (config_test
   // holds them equal; why 16: analytics/pipeline.hpp).
   int analytics_cache_mb = 16;
+  // How long analytics gathers committed events into one batch: LivePipeline's default
+  // (config_test holds them equal; why 1 s: analytics/live_pipeline.hpp).
+  int analytics_linger_ms = 1000;
   // The Delta Lake mirror of the analytics tables (docs/delta.md).
   std::string delta_root;     // empty: <data_dir>/delta
   int delta_interval_s = 60;  // seconds between mirror cycles; 0: only `ocppgw delta sync`

@@ -279,6 +279,11 @@ void add_storage_options(std::vector<OptionSpec>& s) {
                          "MiB of SQLite page cache for the analytics store's writer; a larger "
                          "cache adds RSS and little speed (docs/configuration.md)",
                          &Config::analytics_cache_mb, 1, 65536));
+  s.push_back(number_opt("analytics_linger_ms",
+                         "Milliseconds analytics gathers committed events into one batch: "
+                         "longer batches cost less per event, the tables trail the acks by "
+                         "about this much (docs/configuration.md)",
+                         &Config::analytics_linger_ms, 0, 60000));
   s.push_back(string_opt("kafka_brokers",
                          "Kafka bootstrap servers (comma-separated); empty: events stay in the "
                          "durable outbox until brokers are configured",

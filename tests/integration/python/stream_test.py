@@ -24,6 +24,11 @@ from ocpp.v16 import ChargePoint, call
 from api_client import ADMIN_ENV, ADMIN_PASSWORD, add_operator, http, login
 from gateway_process import GatewayProcess
 
+# What analytics puts in a `changes` event (sessions, the boot's and the disconnect's rows)
+# reaches the stream after the analytics batch (its linger, analytics_linger_ms: 1 s by default)
+# and the stream's next one-second write, so a window that waits for it allows both, and a margin.
+ANALYTICS_SETTLE_S = 3
+
 
 class EventStream:
     """GET /api/v1/stream on a raw socket: the head, then Server-Sent Events as they come."""
@@ -228,23 +233,23 @@ def test_stream_tells_the_page_what_changed(tmp_path):
         cp = ChargePointThread(gw, "PY-LIVE-1")
         seen = stream.next("changes", where=names("PY-LIVE-1"))
         cp.call(call.BootNotification(charge_point_model="M", charge_point_vendor="V"))
-        stream.quiet(2)  # the changes of the connection and the boot pass
+        stream.quiet(ANALYTICS_SETTLE_S)  # the changes of the connection and the boot pass
 
         cp.call(call.StatusNotification(connector_id=1, error_code="NoError", status="Available",
                                         timestamp=now()))
         status = stream.next("changes", where=names("PY-LIVE-1"))
         assert status["seq"] > seen["seq"]
-        stream.quiet(2)
+        stream.quiet(ANALYTICS_SETTLE_S)
 
         start = cp.call(call.StartTransaction(connector_id=1, id_tag="TAG-1", meter_start=0,
                                               timestamp=now()))
-        started = stream.next("changes", where=lambda d: d["sessions"])
+        started = stream.next("changes", timeout=ANALYTICS_SETTLE_S, where=lambda d: d["sessions"])
         assert names("PY-LIVE-1")(started)
-        stream.quiet(2)
+        stream.quiet(ANALYTICS_SETTLE_S)
         cp.call(call.MeterValues(connector_id=1, transaction_id=start.transaction_id, meter_value=[
             {"timestamp": now(), "sampled_value": [
                 {"value": "1500", "measurand": "Energy.Active.Import.Register", "unit": "Wh"}]}]))
-        stream.next("changes", where=lambda d: d["sessions"])
+        stream.next("changes", timeout=ANALYTICS_SETTLE_S, where=lambda d: d["sessions"])
 
         # seq: one more per changes event, no gaps on one stream; quiet means no changes event.
         seqs = [d["seq"] for n, d in stream.events if n == "changes"]
@@ -252,7 +257,7 @@ def test_stream_tells_the_page_what_changed(tmp_path):
         cp.close()
         cp = None
         stream.next("changes", where=names("PY-LIVE-1"))  # disconnected
-        stream.quiet(2)  # the disconnect's event, once analytics has it
+        stream.quiet(ANALYTICS_SETTLE_S)  # the disconnect's event, once analytics has it
         assert stream.quiet(2.5) == [], "nothing changed: no changes event"
 
         # A bearer token works too, with its own role.

@@ -183,6 +183,28 @@ TEST(LivePipeline, ReadsAGapFromTheLogAndSkipsOffersAlreadyCovered) {
   EXPECT_EQ(st.event_log_seq, c_last);
 }
 
+TEST(LivePipeline, TheLingerEndsOnceHalfTheQueueWaits) {
+  LogFixture f;
+  ASSERT_GE(f.fleet.events.size(), 50u);
+  // A linger far longer than the test: only the queue filling up can end it.
+  auto live = f.start(/*max_queued=*/100, /*linger_ms=*/60000);
+  live->flush();  // the start-up catch-up of the empty log
+  const int64_t seq49 = f.log.append(f.fleet.events, 0, 49);
+  live->offer(slice(f.fleet.events, 0, 49), 1, seq49);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(live->stats().events, 0) << "49 of 100 queued: still lingering";
+  const int64_t seq50 = f.log.append(f.fleet.events, 49, 50);
+  live->offer(slice(f.fleet.events, 49, 50), seq49 + 1, seq50);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (live->stats().events < 50 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  LivePipelineStats st = live->stats();
+  EXPECT_EQ(st.events, 50) << "half the queue waits: the batch is taken without the linger";
+  EXPECT_EQ(st.log_events, 0);
+  EXPECT_EQ(st.dropped_offers, 0);
+  EXPECT_EQ(st.event_log_seq, seq50);
+}
+
 TEST(LivePipeline, AFullQueueDropsOffersToTheLogInsteadOfBlockingTheSink) {
   LogFixture f;
   const size_t n = f.fleet.events.size();

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <CLI/CLI.hpp>
 
+#include "analytics/live_pipeline.hpp"
 #include "analytics/pipeline.hpp"
 
 namespace ocppgw::gateway {
@@ -94,6 +95,13 @@ TEST(Config, AnalyticsStoreMayLiveOutsideTheDataDir) {
   std::string error;
   EXPECT_FALSE(load({"--analytics-cache-mb", "0"}, &error));
   EXPECT_NE(error.find("--analytics-cache-mb"), std::string::npos);
+  // The linger's default is the live pipeline's own (analytics/live_pipeline.hpp says why).
+  EXPECT_EQ(c->analytics_linger_ms, analytics::LivePipeline::Options{}.max_linger_ms);
+  c = load({"--analytics-linger-ms", "0"});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->analytics_linger_ms, 0);
+  EXPECT_FALSE(load({"--analytics-linger-ms", "-1"}, &error));
+  EXPECT_NE(error.find("--analytics-linger-ms"), std::string::npos);
   fake_env.clear();
 }
 
