@@ -158,8 +158,8 @@ bool LivePipeline::take(std::vector<Offer>& offers, bool& catch_up) {
   if (queue_.empty() && !gap_ && stopping_) return false;
   if (!woken) return true;  // idle: sweep only
   if (!queue_.empty() && options_.max_linger_ms > 0) {
-    // Half the queue, not all of it: a full queue drops offers to the event log, and reading
-    // them back costs more than taking the batch now.
+    // Half the queue, not all of it: the offers that come while this batch runs need room, or
+    // they are dropped to the event log and read back from it.
     const size_t enough =
         std::min(options_.max_batch_events, std::max<size_t>(1, options_.max_queued_events / 2));
     not_empty_.wait_until(
