@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/load.sh [throughput|connections|connections-tls|storm|baselines|delta|nodes|targets|all]: load benchmarks of the real
+# bench/load.sh [throughput|paced|connections|connections-tls|storm|baselines|delta|nodes|targets|all]: load benchmarks of the real
 # gateway driven by ocppsim, on loopback, each with a fresh temporary data dir and a bounded
 # run time. Prints figures and appends them to bench/results/load-<UTC time>.{txt,json}.
 #   throughput   sustained acknowledged CALLs/s (ack-after-durable) for a MeterValues-heavy mix
@@ -7,6 +7,9 @@
 #                at 25/50/75% of that rate; PROFILE=1 adds a perf profile of the gateway,
 #                SYSCALLS=1 its sendmsg/recvfrom/epoll calls per CALL at saturation,
 #                THREAD_CPU=1 the CPU time per CALL of each gateway and simulator thread
+#   paced        one CALL in flight per charge point at PACED_RATE: p50/p99/p999, and per
+#                acknowledged CALL each thread's CPU time and bytes sent to storage, with the
+#                event sink's frames per commit (what a steady, unsaturated fleet costs)
 #   connections  idle charge points with heartbeats; gateway VmRSS per connection
 #   connections-tls  the same over plain ws and then over wss (TLS 1.3, server certificate from
 #                certs/make-dev-certs.sh, no client certificates) in one run: RSS per
@@ -139,15 +142,41 @@ load_run() {
     >"$report.out" 2>"$report.err" || true
 }
 fig() { jq -r "$2" "$1"; }
-# thread_ticks PID...: "<tid> <process>:<thread name> <user+system ticks>" per thread, sorted
-# by tid for join.
+# metric NAME FILE: a sample of a /metrics text (0 when it is not there)
+metric() { awk -v k="$1" '$1 == k {v = $2} END {print v + 0}' "$2" 2>/dev/null || echo 0; }
+# thread_ticks PID...: "<tid> <process>:<thread name> <user+system ticks> <bytes sent to
+# storage>" per thread, sorted by tid for join.
 thread_ticks() {
   local p t
   for p in "$@"; do
     for t in /proc/"$p"/task/*; do
-      echo "${t##*/} $(cat /proc/"$p"/comm):$(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")"
+      echo "${t##*/} $(cat /proc/"$p"/comm):$(cat "$t/comm") $(awk '{print $14 + $15}' "$t/stat")" \
+        "$(awk '/^write_bytes/{print $2}' "$t/io")"
     done 2>/dev/null
   done | sort
+}
+# sample_threads: thread_ticks of the gateway and the simulator (started meanwhile) at 8 s and
+# 16 s of a run into $work/ticks{0,1}, in the background (THREADS_PID); the window lies in the
+# steady state of a run of DUR >= 15 s.
+sample_threads() {
+  (
+    sleep 8
+    local pids=("$GW_PID" "$(pgrep -n -x ocppsim)")
+    thread_ticks "${pids[@]}" >"$work/ticks0" && sleep 8 && thread_ticks "${pids[@]}" >"$work/ticks1"
+  ) &
+  THREADS_PID=$!
+}
+# thread_costs RATE: per acknowledged CALL over the sampled 8 s, by thread name (the I/O threads
+# summed): CPU time, and the bytes sent to storage where a thread wrote any.
+thread_costs() {
+  wait "$THREADS_PID" || true
+  join "$work/ticks0" "$work/ticks1" | awk -v c=$(($1 * 8)) -v hz="$(getconf CLK_TCK)" '{
+      d[$2] += ($6 - $3); w[$2] += ($7 - $4) } END {
+      for (k in d) if (d[k] > 0 || w[k] > 0) {
+        printf "%s %.1f us", k, d[k] * 1e6 / hz / c
+        if (w[k] > 0) printf " %.1f KB", w[k] / 1024 / c
+        printf "  "; t += d[k] }
+      printf "all %.1f us", t * 1e6 / hz / c }'
 }
 
 machine() {
@@ -177,11 +206,7 @@ bench_throughput() {
     (sleep 8 && perf stat -x, -e "$SYSCALL_EVENTS" -p "$GW_PID" -- sleep 8 2>"$work/syscalls.csv" >/dev/null) &
     SYSCALLS_PID=$!
   fi
-  if [ "${THREAD_CPU:-0}" = 1 ]; then
-    (sleep 8 && thread_ticks "$GW_PID" "$(pgrep -n -x ocppsim)" >"$work/ticks0" && sleep 8 &&
-      thread_ticks "$GW_PID" "$(pgrep -n -x ocppsim)" >"$work/ticks1") &
-    THREAD_CPU_PID=$!
-  fi
+  [ "${THREAD_CPU:-0}" = 1 ] && sample_threads
   load_run "$PORT" "$r"
   local rate p50 p99
   rate="$(fig "$r" '.run.sustained_calls_per_s | floor')"
@@ -195,15 +220,9 @@ bench_throughput() {
     say "syscalls per CALL at saturation: $(awk -F, -v c=$((rate * 8)) '$3 ~ /sys_enter_/ {
       sub(/.*sys_enter_/, "", $3); printf "%s %.2f  ", $3, $1 / c }' "$work/syscalls.csv")"
   fi
-  if [ -n "${THREAD_CPU_PID:-}" ] && [ "$rate" -gt 0 ]; then
-    wait "$THREAD_CPU_PID" || true
-    # Per acknowledged CALL, by thread name (the I/O threads summed): where the CPU goes when
-    # the two cores are full, the simulator's share included.
-    say "CPU per CALL at saturation (us): $(join "$work/ticks0" "$work/ticks1" | awk -v c=$((rate * 8)) \
-      -v hz="$(getconf CLK_TCK)" '{ d[$2] += ($5 - $3) } END {
-        for (k in d) if (d[k] > 0) { printf "%s %.1f  ", k, d[k] * 1e6 / hz / c; t += d[k] }
-        printf "all %.1f", t * 1e6 / hz / c }')"
-  fi
+  # Where the CPU goes when the two cores are full, the simulator's share included.
+  [ -n "${THREADS_PID:-}" ] && [ "$rate" -gt 0 ] &&
+    say "per CALL at saturation: $(thread_costs "$rate")"
   if [ -n "${PERF_PID:-}" ]; then
     wait "$PERF_PID" || true
     perf report -i "$work/perf.data" --no-children --stdio --sort dso,symbol 2>/dev/null |
@@ -220,6 +239,30 @@ bench_throughput() {
   done
   say "gateway RSS after the throughput runs: $(rss_kb "$GW_PID") KiB"
   health_summary
+  stop_gateway
+}
+
+# One CALL in flight per charge point at PACED_RATE; the sink's commits from /metrics over the
+# same 8 s as the thread figures.
+bench_paced() {
+  local rate="${PACED_RATE:-5000}" r="$work/paced.json"
+  say "== paced: $N charge points x 1 in flight at $rate CALLs/s, MeterValues-heavy 1.6 mix, ${DUR}s, ack-after-durable, analytics on, Kafka off"
+  start_gateway
+  local metrics="http://127.0.0.1:$PORT/metrics"
+  (sleep 8 && curl -sf "$metrics" >"$work/metrics0" && sleep 8 && curl -sf "$metrics" >"$work/metrics1") &
+  local metrics_pid=$!
+  sample_threads
+  INFLIGHT=1 load_run "$PORT" "$r" --rate "$rate"
+  local achieved
+  achieved="$(fig "$r" '.run.sustained_calls_per_s | floor')"
+  say "achieved $achieved/s: p50 $(fig "$r" '.run.steady_latency.p50_us')us, p99 $(fig "$r" '.run.steady_latency.p99_us')us, p999 $(fig "$r" '.run.steady_latency.p999_us')us (errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
+  put paced "$(jq '.run' "$r")"
+  wait "$metrics_pid" || true
+  local commits frames
+  commits=$(($(metric ocppgw_sink_batch_size_count "$work/metrics1") - $(metric ocppgw_sink_batch_size_count "$work/metrics0")))
+  frames=$(($(metric ocppgw_sink_batch_size_sum "$work/metrics1") - $(metric ocppgw_sink_batch_size_sum "$work/metrics0")))
+  [ "$commits" -gt 0 ] && say "event sink: $((commits / 8)) commits/s, $(awk -v f="$frames" -v c="$commits" 'BEGIN {printf "%.1f", f / c}') frames per commit"
+  [ "$achieved" -gt 0 ] && say "per CALL (CPU, bytes to storage): $(thread_costs "$achieved")"
   stop_gateway
 }
 
@@ -566,6 +609,7 @@ say "# bench/load.sh $what at $stamp"
 machine
 case "$what" in
   throughput) bench_throughput ;;
+  paced) bench_paced ;;
   connections) bench_connections ;;
   connections-tls) bench_connections_tls ;;
   storm) bench_storm ;;
@@ -574,6 +618,6 @@ case "$what" in
   delta) bench_delta ;;
   targets) bench_targets ;;
   all) bench_throughput; bench_baselines; bench_connections; bench_storm ;;
-  *) echo "usage: $0 [throughput|connections|connections-tls|storm|baselines|delta|nodes|targets|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [throughput|paced|connections|connections-tls|storm|baselines|delta|nodes|targets|all]" >&2; exit 2 ;;
 esac
 say "results: $txt $json"

@@ -244,7 +244,13 @@ def test_describe_history_and_time_travel(spark, fleet_data, table):
         assert e["engineInfo"] == APP_ID, e
         assert e["readVersion"] == (e["version"] - 1 if e["version"] else None), e
         assert e["operationParameters"]["mode"] == "Overwrite"
-        assert int(e["operationParameters"]["analyticsBatchSeq"]) >= 1
+        # Each version names the analytics batch it mirrors. A mirror cycle that comes before
+        # the first batch (the batch lingers up to analytics_linger_ms) creates the table empty.
+        if int(e["operationParameters"]["analyticsBatchSeq"]) == 0:
+            assert e["version"] == 0, e
+            assert DeltaTable(path, version=0).to_pyarrow_table().num_rows == 0, e
+    seqs = [int(e["operationParameters"]["analyticsBatchSeq"]) for e in h]
+    assert seqs == sorted(seqs) and seqs[-1] >= 1, seqs
     # Every version, read by Spark, has the row count delta-rs gives that version; the SQL
     # form of time travel for the first one.
     counts = []
