@@ -156,8 +156,8 @@ thread_ticks() {
   done | sort
 }
 # sample_threads: thread_ticks of the gateway and the simulator (started meanwhile) at 8 s and
-# 16 s of a run into $work/ticks{0,1}, in the background (THREADS_PID); the window lies in the
-# steady state of a run of DUR >= 15 s.
+# 16 s of a run into $work/ticks{0,1}, in the background (THREADS_PID, which the caller waits
+# for before thread_costs); the window lies in the steady state of a run of DUR >= 17 s.
 sample_threads() {
   (
     sleep 8
@@ -169,7 +169,6 @@ sample_threads() {
 # thread_costs RATE: per acknowledged CALL over the sampled 8 s, by thread name (the I/O threads
 # summed): CPU time, and the bytes sent to storage where a thread wrote any.
 thread_costs() {
-  wait "$THREADS_PID" || true
   join "$work/ticks0" "$work/ticks1" | awk -v c=$(($1 * 8)) -v hz="$(getconf CLK_TCK)" '{
       d[$2] += ($6 - $3); w[$2] += ($7 - $4) } END {
       for (k in d) if (d[k] > 0 || w[k] > 0) {
@@ -221,8 +220,10 @@ bench_throughput() {
       sub(/.*sys_enter_/, "", $3); printf "%s %.2f  ", $3, $1 / c }' "$work/syscalls.csv")"
   fi
   # Where the CPU goes when the two cores are full, the simulator's share included.
-  [ -n "${THREADS_PID:-}" ] && [ "$rate" -gt 0 ] &&
+  if [ -n "${THREADS_PID:-}" ] && [ "$rate" -gt 0 ]; then
+    wait "$THREADS_PID" || true
     say "per CALL at saturation: $(thread_costs "$rate")"
+  fi
   if [ -n "${PERF_PID:-}" ]; then
     wait "$PERF_PID" || true
     perf report -i "$work/perf.data" --no-children --stdio --sort dso,symbol 2>/dev/null |
@@ -257,7 +258,7 @@ bench_paced() {
   achieved="$(fig "$r" '.run.sustained_calls_per_s | floor')"
   say "achieved $achieved/s: p50 $(fig "$r" '.run.steady_latency.p50_us')us, p99 $(fig "$r" '.run.steady_latency.p99_us')us, p999 $(fig "$r" '.run.steady_latency.p999_us')us (errors $(fig "$r" '.run.call_errors'), timeouts $(fig "$r" '.run.timeouts'))"
   put paced "$(jq '.run' "$r")"
-  wait "$metrics_pid" || true
+  wait "$metrics_pid" "$THREADS_PID" || true
   local commits frames
   commits=$(($(metric ocppgw_sink_batch_size_count "$work/metrics1") - $(metric ocppgw_sink_batch_size_count "$work/metrics0")))
   frames=$(($(metric ocppgw_sink_batch_size_sum "$work/metrics1") - $(metric ocppgw_sink_batch_size_sum "$work/metrics0")))
