@@ -28,8 +28,9 @@
 // backlog makes batches bigger, not the queue longer. Gold tables therefore trail the event log
 // by about the linger time. The linger is what a batch costs per event: each batch rewrites every
 // index page its events touch (event ids and business keys land on different pages), so events
-// that share a batch share those writes. At 5,000 events/s a 1 s linger writes a third of what
-// 250 ms did and takes about a third less CPU per event (BENCHMARKS.md, "the analytics batch").
+// that share a batch share those writes. At 5,000 CALLs/s a 1 s linger writes a third of what
+// 250 ms did and takes about a third less CPU per event (BENCHMARKS.md, "the analytics batch's
+// linger").
 // It ends early once half of `max_queued_events` wait, so offers still find room meanwhile.
 #pragma once
 

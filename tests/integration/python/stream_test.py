@@ -243,7 +243,8 @@ def test_stream_tells_the_page_what_changed(tmp_path):
 
         start = cp.call(call.StartTransaction(connector_id=1, id_tag="TAG-1", meter_start=0,
                                               timestamp=now()))
-        started = stream.next("changes", timeout=ANALYTICS_SETTLE_S, where=lambda d: d["sessions"])
+        started = stream.next("changes", timeout=ANALYTICS_SETTLE_S,
+                              where=lambda d: d["sessions"])
         assert names("PY-LIVE-1")(started)
         stream.quiet(ANALYTICS_SETTLE_S)
         cp.call(call.MeterValues(connector_id=1, transaction_id=start.transaction_id, meter_value=[
