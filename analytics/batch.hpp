@@ -32,6 +32,14 @@ inline constexpr const char* kSilverColumns =
     "current_a, voltage_v, soc_pct, connector_status, error_code, stop_reason, id_token_hash, "
     "ocpp_version, schema_version, gateway_node, flags, extra";
 
+// The condition of the partial index silver_cp_type_ts (every row but the meter readings of
+// transactions; migrations/0003_health_index_without_session_readings.sql). SQLite uses a
+// partial index only for a query whose WHERE contains this very term, so its readers add it
+// with AND; a reader that needs those readings must find them elsewhere
+// (charge_point_health takes them from charging_sessions).
+inline constexpr const char* kOutsideSessions =
+    "(event_type <> 'MeterValues' OR transaction_id IS NULL)";
+
 std::string flags_json(const std::vector<std::string>& flags);
 // Binds the kSilverColumns of `e` to parameters i .. i + 26.
 void bind_event(storage::Statement& st, int i, const Event& e, const std::string& business_key);

@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "analytics/batch.hpp"
 #include "util/hex.hpp"
 #include "util/time.hpp"
 
@@ -414,7 +415,7 @@ PageResult ReadModels::status_history(const std::string& charge_point_id,
 PageResult ReadModels::connection_history(const std::string& charge_point_id,
                                           const PageRequest& page) {
   // The gateway's Connection events (docs/event_contract.md), through the index on
-  // (charge_point_id, event_type, event_ts).
+  // (charge_point_id, event_type, event_ts), whose condition the query repeats.
   Keyset q{"connections",
            "event_ts, json_extract(extra, '$.state') AS state, "
            "json_extract(extra, '$.remote_address') AS remote_address, "
@@ -422,7 +423,7 @@ PageResult ReadModels::connection_history(const std::string& charge_point_id,
            "json_extract(extra, '$.close_code') AS close_code, "
            "json_extract(extra, '$.reason') AS reason, silver_id",
            "silver_events",
-           {"charge_point_id = ?1", "event_type = 'Connection'"},
+           {"charge_point_id = ?1", "event_type = 'Connection'", kOutsideSessions},
            {charge_point_id},
            {},
            {"event_ts", "silver_id"}};

@@ -13,26 +13,34 @@ using storage::Status;
 
 namespace {
 
-constexpr const char* kSelectHeartbeat =
-    "SELECT MAX(event_ts) FROM main.silver_events WHERE charge_point_id = ?1 AND event_type = "
-    "'Heartbeat'";
-constexpr const char* kSelectLatest =
-    "SELECT event_ts, extra FROM main.silver_events WHERE charge_point_id = ?1 AND event_type = "
-    "?2 "
-    "ORDER BY event_ts DESC, event_id DESC LIMIT 1";
+// Each reads silver_cp_type_ts, which holds every Silver row but the meter readings of
+// transactions (kOutsideSessions).
+const std::string kSelectHeartbeat =
+    std::string(
+        "SELECT MAX(event_ts) FROM main.silver_events WHERE charge_point_id = ?1 AND "
+        "event_type = 'Heartbeat' AND ") +
+    kOutsideSessions;
+const std::string kSelectLatest =
+    std::string(
+        "SELECT event_ts, extra FROM main.silver_events WHERE charge_point_id = ?1 AND "
+        "event_type = ?2 AND ") +
+    kOutsideSessions + " ORDER BY event_ts DESC, event_id DESC LIMIT 1";
 
-// Last seen over every event type, as one index seek per type on (charge point, type, event_ts)
-// rather than one scan over all of the charge point's events.
-std::string last_seen_sql() {
+// Last seen over every event type: one index seek per type on (charge point, type, event_ts),
+// rather than one scan over all of the charge point's events. The meter readings of
+// transactions are not in that index; the latest of them is the latest last_event_ts of the
+// charge point's sessions, which recompute_gold has written before health.
+std::string last_seen_sql(const std::string& schema) {
   std::string sql = "SELECT MAX(m) FROM (";
   for (int t = 0; t <= static_cast<int>(EventType::Invalid); ++t) {
-    if (t) sql += " UNION ALL ";
     sql +=
         "SELECT MAX(event_ts) AS m FROM main.silver_events WHERE charge_point_id = ?1 AND "
         "event_type = '" +
-        std::string(to_string(static_cast<EventType>(t))) + "'";
+        std::string(to_string(static_cast<EventType>(t))) + "' AND " + kOutsideSessions +
+        " UNION ALL ";
   }
-  sql += ")";
+  sql += "SELECT MAX(last_event_ts) FROM " + q(schema, "charging_sessions") +
+         " WHERE charge_point_id = ?1)";
   return sql;
 }
 
@@ -82,7 +90,7 @@ Status upsert_health(storage::Db& db, const std::string& sql, const std::string&
 }  // namespace
 
 Status recompute_charge_point_health(const Target& t, Batch& b) {
-  const std::string sel_seen = last_seen_sql();
+  const std::string sel_seen = last_seen_sql(t.schema);
   const std::string upsert =
       upsert_sql(q(t.schema, "charge_point_health"),
                  {"charge_point_id", "last_heartbeat_ts", "last_seen_ts", "connection_state",

@@ -14,10 +14,13 @@ using storage::Status;
 
 namespace {
 
-constexpr const char* kSelectStatus =
-    "SELECT event_id, event_ts, seq_no, connector_status, error_code FROM main.silver_events "
-    "WHERE charge_point_id = ?1 AND event_type = 'StatusNotification' AND event_ts >= ?2 "
-    "AND COALESCE(evse_id, 0) = ?3 AND COALESCE(connector_id, 0) = ?4";
+// Through silver_cp_type_ts (kOutsideSessions: the condition of that partial index).
+const std::string kSelectStatus =
+    std::string(
+        "SELECT event_id, event_ts, seq_no, connector_status, error_code FROM main.silver_events "
+        "WHERE charge_point_id = ?1 AND event_type = 'StatusNotification' AND event_ts >= ?2 "
+        "AND COALESCE(evse_id, 0) = ?3 AND COALESCE(connector_id, 0) = ?4 AND ") +
+    kOutsideSessions;
 
 struct ConnectorSql {
   explicit ConnectorSql(const std::string& schema)

@@ -32,12 +32,13 @@ using SessionFolds = std::map<SessionKey, SessionFold>;
 storage::Status recompute_sessions(const Target& t, Batch& b, SessionFolds* folds);
 // connector_status_history and connector_current_status.
 storage::Status recompute_connector_status(const Target& t, Batch& b);
-// charge_point_health.
+// charge_point_health, from Silver and the sessions already written (last_seen_ts).
 storage::Status recompute_charge_point_health(const Target& t, Batch& b);
 // charging_stats_daily, from the sessions already written for each (charge point, day).
 storage::Status recompute_daily_stats(const Target& t, Batch& b);
 
-// All four. Sessions go first: they add to b.days, and daily stats read the written sessions.
+// All four. Sessions go first: they add to b.days, and health and daily stats read the written
+// sessions.
 inline storage::Status recompute_gold(const Target& t, Batch& b, SessionFolds* folds) {
   storage::Status s = recompute_sessions(t, b, folds);
   if (s.ok()) s = recompute_connector_status(t, b);

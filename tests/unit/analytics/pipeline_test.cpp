@@ -372,6 +372,31 @@ TEST_F(PipelineTest, HealthTracksHeartbeatsConnectionAndBootAndGoesOffline) {
             "DISCONNECTED\n");
 }
 
+// last_seen_ts reads most types through silver_cp_type_ts, which leaves out the meter readings
+// of transactions, and those through the sessions' last_event_ts: each kind must count, and a
+// reading that leaves Silver must stop counting.
+TEST_F(PipelineTest, LastSeenCountsReadingsInAndOutOfTransactionsUntilTheyLeaveSilver) {
+  auto last_seen = [&] {
+    return sql("SELECT last_seen_ts FROM charge_point_health WHERE charge_point_id = 'CP-1'");
+  };
+  feed({make_event("h", "CP-1", EventType::Heartbeat, t0_),
+        tx_event("s", "CP-1", kStart, "7", t0_ + kMin, 1000),
+        tx_event("m1", "CP-1", kMeter, "7", t0_ + 5 * kMin, 1500)});
+  EXPECT_EQ(last_seen(), std::to_string(t0_ + 5 * kMin) + "\n");
+  Event idle = make_event("m2", "CP-1", kMeter, t0_ + 7 * kMin);  // no transaction
+  idle.connector_id = 1;
+  idle.meter_wh = 1600;
+  feed({idle});
+  EXPECT_EQ(last_seen(), std::to_string(t0_ + 7 * kMin) + "\n");
+  feed({tx_event("m3", "CP-1", kMeter, "7", t0_ + 9 * kMin, 1700)});
+  EXPECT_EQ(last_seen(), std::to_string(t0_ + 9 * kMin) + "\n");
+  // Another reading of the same instant with a different value: both leave Silver (CONFLICT).
+  feed({tx_event("m3b", "CP-1", kMeter, "7", t0_ + 9 * kMin, 1750)});
+  EXPECT_EQ(sql("SELECT COUNT(*) FROM quarantine_events WHERE reason = 'CONFLICT'"), "2\n");
+  EXPECT_EQ(last_seen(), std::to_string(t0_ + 7 * kMin) + "\n");
+  EXPECT_TRUE(p_->reconcile().gold_matches);
+}
+
 TEST(PipelineDays, SessionBelongsToTheDayOfItsStartInTheConfiguredOffset) {
   testing::TempDir dir;
   PipelineOptions o;

@@ -6,7 +6,11 @@
 
 #include <functional>
 #include <set>
+#include <sstream>
 
+#include <sqlite3.h>
+
+#include "analytics/batch.hpp"
 #include "analytics/cli.hpp"
 #include "storage/gateway_db.hpp"
 #include "tests/unit/analytics/fleet_generator.hpp"
@@ -118,6 +122,39 @@ TEST_F(ReadModelsTest, QueriesUseTheirIndexes) {
                  "event_type = 'Heartbeat'")
                 .find("SCAN"),
             std::string::npos);
+}
+
+// Every statement the Gold recompute prepared to read one charge point's Silver rows seeks an
+// index; silver_cp_type_ts is partial, so this fails for a reader that leaves out its condition
+// (kOutsideSessions). Health's latest reading of a transaction comes from the sessions.
+TEST_F(ReadModelsTest, TheGoldRecomputeReadsSilverThroughItsIndexes) {
+  std::vector<std::string> statements;
+  sqlite3* db = p_->db().handle();
+  for (sqlite3_stmt* st = sqlite3_next_stmt(db, nullptr); st; st = sqlite3_next_stmt(db, st))
+    statements.emplace_back(sqlite3_sql(st));
+  int by_charge_point = 0;
+  for (const std::string& sql : statements) {
+    if (sql.find("FROM main.silver_events WHERE charge_point_id = ?1") == std::string::npos)
+      continue;
+    ++by_charge_point;
+    const std::string plan = dump_query(p_->db(), "EXPLAIN QUERY PLAN " + sql);
+    // A full scan shows as "SCAN silver_events", or for MAX() as "SEARCH silver_events" alone.
+    std::istringstream lines(plan);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("silver_events") != std::string::npos) {
+        EXPECT_NE(line.find(" USING "), std::string::npos) << sql << "\n" << plan;
+      }
+    }
+    if (sql.find("charging_sessions") != std::string::npos) {
+      EXPECT_NE(plan.find("sessions_cp_last_event"), std::string::npos) << plan;
+    }
+  }
+  EXPECT_GE(by_charge_point, 5);  // sessions, status, heartbeat, latest of a type, last seen
+  const std::string connections = dump_query(
+      p_->db(), std::string("EXPLAIN QUERY PLAN SELECT event_ts FROM silver_events WHERE "
+                            "charge_point_id = 'CP-1' AND event_type = 'Connection' AND ") +
+                    kOutsideSessions + " ORDER BY event_ts DESC");
+  EXPECT_NE(connections.find("silver_cp_type_ts"), std::string::npos) << connections;
 }
 
 TEST(AnalyticsRebuild, ReplayingTheGatewayEventLogGivesTheSameGold) {
