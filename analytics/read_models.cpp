@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "analytics/batch.hpp"
+#include "analytics/silver_rules.hpp"
 #include "util/hex.hpp"
 #include "util/time.hpp"
 
@@ -238,13 +239,15 @@ json ReadModels::session_detail(const std::string& session_id) {
   json s = rows[0];
   s.erase("row_hash");
   const std::string cp = s["charge_point_id"], tx = s["transaction_id"];
+  // The session's start, stop and readings, through their business keys (silver_business_key).
+  const SessionBusinessKeys keys = session_business_keys(cp, tx);
   s["events"] = query_json(
       *db_,
       "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, power_w, soc_pct, "
       "connector_id, stop_reason, trigger_reason, flags, source FROM silver_events "
-      "WHERE charge_point_id = ?1 AND transaction_id = ?2 "
+      "WHERE business_key IN (?1, ?2) OR (business_key >= ?3 AND business_key < ?4) "
       "ORDER BY event_ts, seq_no, event_id",
-      {cp, tx});
+      {keys.start, keys.stop, keys.meter_from, keys.meter_to});
   s["conflicts"] =
       query_json(*db_,
                  "SELECT quarantine_id, event_id, meter_wh, status, detail FROM quarantine_events "

@@ -3,8 +3,8 @@
 // its cost depends on the rows it returns, not on how many events are stored:
 //   fleet_overview   health_liveness, current_status_status, sessions_open, daily_day, counters
 //   live_sessions    sessions_open (is_open = 1 ORDER BY last_event_ts DESC)
-//   session_detail   charging_sessions PK, silver_session (cp, transaction), quarantine conflict
-//   index daily_stats      charging_stats_daily PK (charge point) or daily_day (fleet)
+//   session_detail   charging_sessions PK, silver_business_key (the session's start, stop and
+//                    readings: session_business_keys), quarantine conflict index daily_stats      charging_stats_daily PK (charge point) or daily_day (fleet)
 //   quarantine_list  quarantine_status (status, quarantine_id) / quarantine_reason
 //   dq_metrics       dq_batches PK (latest), dq_totals, dq_lag_histogram, dq_clock_skew,
 //   sessions_open

@@ -272,6 +272,23 @@ std::string business_key(const Event& e) {
   return key;
 }
 
+SessionBusinessKeys session_business_keys(std::string_view charge_point_id,
+                                          std::string_view transaction_id) {
+  auto key = [&](EventType type) {
+    std::string k(to_string(type));
+    append_part(k, charge_point_id);
+    append_part(k, transaction_id);
+    return k;
+  };
+  // A reading's key is the session's part, '|' and its event_ts; append_part escapes every '|'
+  // inside a part, so the keys that start with "<part>|" are exactly the session's, and all of
+  // them sort before "<part>}".
+  static_assert('|' + 1 == '}');
+  const std::string meter = key(EventType::MeterValues);
+  return {key(EventType::StartTransaction), key(EventType::StopTransaction), meter + '|',
+          meter + '}'};
+}
+
 bool is_session_event(const Event& e) {
   return e.transaction_id &&
          (e.event_type == EventType::StartTransaction || e.event_type == EventType::MeterValues ||

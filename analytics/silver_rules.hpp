@@ -87,6 +87,16 @@ std::string business_key(const Event& e);
 // Event types that feed charging_sessions (and only when transaction_id is set).
 bool is_session_event(const Event& e);
 
+// The business keys of one session's events: its StartTransaction and StopTransaction keys,
+// and the range [meter_from, meter_to) that holds exactly the keys of its MeterValues. Silver's
+// unique index on business_key finds a session's rows through them, so Silver keeps no index
+// by transaction (migrations/0004_silver_sessions_through_business_keys.sql).
+struct SessionBusinessKeys {
+  std::string start, stop, meter_from, meter_to;
+};
+SessionBusinessKeys session_business_keys(std::string_view charge_point_id,
+                                          std::string_view transaction_id);
+
 // "SuspendedEV " -> "SUSPENDED_EV", "charging" -> "CHARGING", "EVDisconnected" ->
 // "EV_DISCONNECTED".
 std::string upper_snake(std::string_view text);

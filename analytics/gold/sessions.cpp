@@ -17,11 +17,15 @@ using storage::Status;
 namespace {
 
 // Silver is always read from "main": reconcile recomputes into temp from the live Silver.
+// A session's rows, found by their business keys (session_business_keys): the start, the stop
+// and the range of its readings, three seeks of silver_business_key.
 constexpr const char* kSelectEvents =
     "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
     "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events "
-    "WHERE charge_point_id = ?1 AND transaction_id = ?2 "
-    "AND event_type IN ('StartTransaction', 'MeterValues', 'StopTransaction')";
+    "WHERE business_key IN (?1, ?2) UNION ALL "
+    "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
+    "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events "
+    "WHERE business_key >= ?3 AND business_key < ?4";
 constexpr const char* kSelectConflict =
     "SELECT 1 FROM main.quarantine_events WHERE reason = 'CONFLICT' AND charge_point_id = ?1 "
     "AND transaction_id = ?2 AND status IN ('NEW', 'REPAIRED') LIMIT 1";
@@ -61,8 +65,9 @@ SessionFold* extend_cached_fold(SessionFolds* folds, Batch& b, const SessionKey&
 
 Status fold_from_silver(storage::Db& db, const SessionKey& key, SessionFold* fold) {
   std::vector<SessionEvent> events;
+  const SessionBusinessKeys keys = session_business_keys(key.first, key.second);
   Statement& st = db.cached(kSelectEvents);
-  st.bind(1, key.first).bind(2, key.second);
+  st.bind(1, keys.start).bind(2, keys.stop).bind(3, keys.meter_from).bind(4, keys.meter_to);
   while (st.step()) {
     SessionEvent e;
     e.event_id = st.text(0);

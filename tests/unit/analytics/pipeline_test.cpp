@@ -397,6 +397,23 @@ TEST_F(PipelineTest, LastSeenCountsReadingsInAndOutOfTransactionsUntilTheyLeaveS
   EXPECT_TRUE(p_->reconcile().gold_matches);
 }
 
+// A session's rows are read through the range of its business keys; transaction ids that
+// extend one another, or hold the keys' separator, must each keep only their own readings.
+TEST_F(PipelineTest, SessionsWhoseIdsShareAPrefixReadOnlyTheirOwnRows) {
+  std::vector<Event> events;
+  int n = 0;
+  for (const std::string tx : {"1", "10", "1|0", "1%7C0"}) {
+    events.push_back(tx_event("s" + tx, "CP-1", kStart, tx, t0_, 1000));
+    for (int r = 1; r <= static_cast<int>(tx.size()); ++r)
+      events.push_back(
+          tx_event("m" + std::to_string(++n), "CP-1", kMeter, tx, t0_ + r * kMin, 1000 + 10 * r));
+  }
+  feed(events);
+  EXPECT_EQ(sql("SELECT transaction_id, event_count FROM charging_sessions ORDER BY 1"),
+            "1\t2\n1%7C0\t6\n10\t3\n1|0\t4\n");
+  EXPECT_TRUE(p_->reconcile().gold_matches);  // reconcile reads every session from Silver
+}
+
 TEST(PipelineDays, SessionBelongsToTheDayOfItsStartInTheConfiguredOffset) {
   testing::TempDir dir;
   PipelineOptions o;
