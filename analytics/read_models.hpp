@@ -1,17 +1,18 @@
 // analytics/read_models.hpp: the queries behind the web page and REST API, returning JSON.
-// Each query follows an index of the analytics store (see migrations/0001_analytics.sql), so
+// Each query follows an index of the analytics store (see migrations/), so
 // its cost depends on the rows it returns, not on how many events are stored:
 //   fleet_overview   health_liveness, current_status_status, sessions_open, daily_day, counters
 //   live_sessions    sessions_open (is_open = 1 ORDER BY last_event_ts DESC)
 //   session_detail   charging_sessions PK, silver_business_key (the session's start, stop and
-//                    readings: session_business_keys), quarantine conflict index daily_stats      charging_stats_daily PK (charge point) or daily_day (fleet)
+//                    readings: session_business_keys), quarantine conflict index
+//   daily_stats      charging_stats_daily PK (charge point) or daily_day (fleet)
 //   quarantine_list  quarantine_status (status, quarantine_id) / quarantine_reason
 //   dq_metrics       dq_batches PK (latest), dq_totals, dq_lag_histogram, dq_clock_skew,
-//   sessions_open
+//                    sessions_open
 //   sessions         sessions_cp_day (charge point [, day]), sessions_open (open only), else a
 //                    scan in key order that stops after one page
 //   status_history   connector_status_history PK (one charge point's rows)
-//   connection_history  silver_events (charge_point_id, event_type, event_ts) index
+//   connection_history  silver_cp_type_ts (charge_point_id, event_type, event_ts)
 //   duplicates       duplicate_events_audit PK (audit_id), newest first
 //   charge_point     charge_point_health PK, connector_current_status PK
 // The paged queries (sessions, status_history, duplicates, quarantine_page, daily_stats_page)
