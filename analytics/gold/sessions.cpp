@@ -22,10 +22,7 @@ namespace {
 constexpr const char* kSelectEvents =
     "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
     "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events "
-    "WHERE business_key IN (?1, ?2) UNION ALL "
-    "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
-    "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events "
-    "WHERE business_key >= ?3 AND business_key < ?4";
+    "WHERE business_key IN (?1, ?2) OR (business_key >= ?3 AND business_key < ?4)";
 constexpr const char* kSelectConflict =
     "SELECT 1 FROM main.quarantine_events WHERE reason = 'CONFLICT' AND charge_point_id = ?1 "
     "AND transaction_id = ?2 AND status IN ('NEW', 'REPAIRED') LIMIT 1";
