@@ -243,10 +243,10 @@ json ReadModels::session_detail(const std::string& session_id) {
   const SessionBusinessKeys keys = session_business_keys(cp, tx);
   s["events"] = query_json(
       *db_,
-      "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, power_w, soc_pct, "
-      "connector_id, stop_reason, trigger_reason, flags, source FROM silver_events "
-      "WHERE business_key IN (?1, ?2) OR (business_key >= ?3 AND business_key < ?4) "
-      "ORDER BY event_ts, seq_no, event_id",
+      std::string("SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, power_w, "
+                  "soc_pct, connector_id, stop_reason, trigger_reason, flags, source "
+                  "FROM silver_events ") +
+          kSessionRowsWhere + " ORDER BY event_ts, seq_no, event_id",
       {keys.start, keys.stop, keys.meter_from, keys.meter_to});
   s["conflicts"] =
       query_json(*db_,

@@ -96,6 +96,10 @@ struct SessionBusinessKeys {
 };
 SessionBusinessKeys session_business_keys(std::string_view charge_point_id,
                                           std::string_view transaction_id);
+// The WHERE that selects a session's Silver rows, with start, stop, meter_from and meter_to
+// bound to ?1 .. ?4 (a multi-index OR on silver_business_key).
+inline constexpr const char* kSessionRowsWhere =
+    "WHERE business_key IN (?1, ?2) OR (business_key >= ?3 AND business_key < ?4)";
 
 // "SuspendedEV " -> "SUSPENDED_EV", "charging" -> "CHARGING", "EVDisconnected" ->
 // "EV_DISCONNECTED".

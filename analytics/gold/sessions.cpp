@@ -19,10 +19,11 @@ namespace {
 // Silver is always read from "main": reconcile recomputes into temp from the live Silver.
 // A session's rows, found by their business keys (session_business_keys): the start, the stop
 // and the range of its readings, three seeks of silver_business_key.
-constexpr const char* kSelectEvents =
-    "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
-    "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events "
-    "WHERE business_key IN (?1, ?2) OR (business_key >= ?3 AND business_key < ?4)";
+const std::string kSelectEvents =
+    std::string(
+        "SELECT event_id, event_type, event_ts, ingest_ts, seq_no, meter_wh, connector_id, "
+        "stop_reason, instr(flags, '\"CLOCK_SKEW\"') FROM main.silver_events ") +
+    kSessionRowsWhere;
 constexpr const char* kSelectConflict =
     "SELECT 1 FROM main.quarantine_events WHERE reason = 'CONFLICT' AND charge_point_id = ?1 "
     "AND transaction_id = ?2 AND status IN ('NEW', 'REPAIRED') LIMIT 1";
