@@ -10,6 +10,7 @@
 
 #include "analytics/batch.hpp"
 #include "analytics/dq_metrics.hpp"
+#include "analytics/event_id_key.hpp"
 #include "analytics/gold/gold.hpp"
 #include "analytics/pipeline_state.hpp"
 #include "analytics/silver_writer.hpp"
@@ -39,6 +40,7 @@ std::unique_ptr<Pipeline> Pipeline::open(const PipelineOptions& options, Status*
   }
   s = db->exec("PRAGMA cache_size=-" + std::to_string(std::max(1, options.cache_mb) * 1024) +
                "; PRAGMA temp_store=MEMORY");
+  if (s.ok()) s = register_event_id_key(*db);  // the registry's key function (migration 0005)
   if (s.ok()) s = storage::migrate(*db, analytics_migrations());
   if (!s.ok()) {
     if (status) *status = Status::error("analytics store " + options.path + ": " + s.message());
@@ -281,7 +283,7 @@ BatchReport Pipeline::replay(const std::vector<int64_t>& ids) {
       // A conflict-quarantined event holds its id in the registry; free it so the replay is
       // judged on its content, not taken for a copy of itself.
       if (s.ok() && row.event_id)
-        s = db_->cached("DELETE FROM event_ids WHERE event_id = ?1 AND place = 'Q'")
+        s = db_->cached("DELETE FROM event_ids WHERE event_id = event_id_key(?1) AND place = 'Q'")
                 .bind(1, *row.event_id)
                 .run();
     }

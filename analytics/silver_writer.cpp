@@ -21,7 +21,7 @@ namespace {
 Status register_id(storage::Db& db, const std::string& event_id, std::string_view place) {
   return db
       .cached(
-          "INSERT INTO event_ids(event_id, place) VALUES(?1, ?2) "
+          "INSERT INTO event_ids(event_id, place) VALUES(event_id_key(?1), ?2) "
           "ON CONFLICT(event_id) DO UPDATE SET place = excluded.place")
       .bind(1, event_id)
       .bind(2, place)
@@ -153,7 +153,8 @@ void SilverWriter::note_validated(Batch& b, const Event& e) {
 
 bool SilverWriter::claim_id(const std::string& event_id, Status* s) {
   static const std::string sql =
-      "INSERT INTO event_ids(event_id, place) VALUES(?1, 'S') ON CONFLICT(event_id) DO NOTHING";
+      "INSERT INTO event_ids(event_id, place) VALUES(event_id_key(?1), 'S') "
+      "ON CONFLICT(event_id) DO NOTHING";
   *s = db_.cached(sql).bind_borrowed(1, event_id).run();
   return s->ok() && db_.changes() == 1;
 }

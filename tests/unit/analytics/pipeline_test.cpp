@@ -2,6 +2,8 @@
 // reason and Gold rule, plus the quarantine workflow, reconciliation and the conservation alert.
 #include "analytics/pipeline.hpp"
 
+#include <cctype>
+
 #include <gtest/gtest.h>
 
 #include "tests/unit/analytics/test_support.hpp"
@@ -412,6 +414,57 @@ TEST_F(PipelineTest, SessionsWhoseIdsShareAPrefixReadOnlyTheirOwnRows) {
   EXPECT_EQ(sql("SELECT transaction_id, event_count FROM charging_sessions ORDER BY 1"),
             "1\t2\n1%7C0\t6\n10\t3\n1|0\t4\n");
   EXPECT_TRUE(p_->reconcile().gold_matches);  // reconcile reads every session from Silver
+}
+
+// The registry keeps the gateway's ids (32 lower-case hex digits) as 16 bytes and every other
+// id as text (analytics/event_id_key.hpp). Ids that differ only in case, or are one digit short,
+// are other events; a copy of any of them is a technical duplicate.
+TEST_F(PipelineTest, TechnicalDedupHoldsForPackedAndTextIds) {
+  const std::string hex = make_event_id("CP-1", "m1", "MeterValues", "{}", 0);
+  ASSERT_EQ(hex.size(), 32u);
+  std::string upper = hex;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_NE(upper, hex);  // the id has a letter
+  const std::vector<std::string> ids = {hex, upper, hex.substr(1), "ev-1-2"};
+  std::vector<Event> events;
+  for (size_t i = 0; i < ids.size(); ++i)
+    events.push_back(tx_event(ids[i], "CP-1", kMeter, "7", t0_ + static_cast<int64_t>(i) * kMin,
+                              1000.0 + static_cast<double>(i)));
+  BatchReport first = feed(events);
+  EXPECT_EQ(first.silver, 4);
+  EXPECT_EQ(first.technical_duplicates, 0);
+  EXPECT_EQ(sql("SELECT typeof(event_id), length(event_id) FROM event_ids ORDER BY 1, 2"),
+            "blob\t16\ntext\t6\ntext\t31\ntext\t32\n");
+  BatchReport again = feed(events);
+  EXPECT_EQ(again.technical_duplicates, 4);
+  EXPECT_EQ(sql("SELECT COUNT(*) FROM silver_events"), "4\n");
+}
+
+// A store written before migration 0005 holds its ids as text; after the migration a copy of
+// one of those events is still found.
+TEST_F(PipelineTest, RegistryKeysWrittenAsTextAreFoundAfterTheMigration) {
+  const std::string hex = make_event_id("CP-1", "m2", "MeterValues", "{}", 0);
+  const std::vector<Event> events = {tx_event(hex, "CP-1", kMeter, "7", t0_, 1000.0),
+                                     tx_event("ev-9", "CP-1", kMeter, "7", t0_ + kMin, 1001.0)};
+  feed(events);
+  // Back to the old layout: the table as 0001 made it, the same rows with text keys.
+  ASSERT_TRUE(p_->db()
+                  .exec("CREATE TABLE old_ids (event_id TEXT PRIMARY KEY, place TEXT NOT NULL) "
+                        "WITHOUT ROWID; "
+                        "INSERT INTO old_ids SELECT CASE typeof(event_id) WHEN 'blob' THEN "
+                        "lower(hex(event_id)) ELSE event_id END, place FROM event_ids; "
+                        "DROP TABLE event_ids; ALTER TABLE old_ids RENAME TO event_ids; "
+                        "DELETE FROM schema_migrations WHERE name LIKE '0005%'")
+                  .ok());
+  ASSERT_EQ(sql("SELECT typeof(event_id), COUNT(*) FROM event_ids GROUP BY 1"), "text\t2\n");
+  p_.reset();
+  p_ = testing::open_pipeline(dir_.file("analytics.db"), options_);
+  ASSERT_NE(p_, nullptr);
+  EXPECT_EQ(sql("SELECT typeof(event_id), length(event_id) FROM event_ids ORDER BY 1"),
+            "blob\t16\ntext\t4\n");
+  BatchReport again = feed(events);
+  EXPECT_EQ(again.technical_duplicates, 2);
+  EXPECT_EQ(sql("SELECT COUNT(*) FROM silver_events"), "2\n");
 }
 
 TEST(PipelineDays, SessionBelongsToTheDayOfItsStartInTheConfiguredOffset) {
