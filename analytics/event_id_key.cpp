@@ -36,9 +36,9 @@ void event_id_key(sqlite3_context* ctx, int, sqlite3_value** argv) {
 }  // namespace
 
 storage::Status register_event_id_key(storage::Db& db) {
-  const int rc = sqlite3_create_function_v2(
-      db.handle(), "event_id_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      nullptr, event_id_key, nullptr, nullptr, nullptr);
+  const int rc = sqlite3_create_function_v2(db.handle(), "event_id_key", 1,
+                                            SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                            nullptr, event_id_key, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK)
     return storage::Status::error(std::string("event_id_key: ") + sqlite3_errstr(rc));
   return storage::Status();

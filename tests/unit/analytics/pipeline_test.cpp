@@ -144,33 +144,42 @@ TEST_F(PipelineTest, ConflictQuarantinesEveryReadingOfTheKeyWhateverTheOrder) {
   }
 }
 
+// Once with ids like the gateway's, which the registry packs into 16 bytes, and once with text
+// ids: the replay must free the conflicted id's registry entry in either form.
 TEST_F(PipelineTest, ResolvingAConflictByDiscardAndReplay) {
-  feed({tx_event("a", "CP-1", kStart, "12", t0_, 1000),
-        tx_event("x", "CP-1", kMeter, "12", t0_ + kMin, 2000),
-        tx_event("y", "CP-1", kMeter, "12", t0_ + kMin, 2600)});
-  int64_t x_id =
-      std::stoll(sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = 'x'"));
-  int64_t y_id =
-      std::stoll(sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = 'y'"));
-  // Replaying one side while the other is still open puts it straight back.
-  BatchReport again = p_->replay({x_id});
-  EXPECT_TRUE(again.status.ok()) << again.status.message();
-  EXPECT_EQ(again.quarantined_by_reason["CONFLICT"], 1);
-  x_id = std::stoll(
-      sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = 'x' AND status = 'NEW'"));
-  ASSERT_TRUE(p_->discard(y_id, "op").ok());
-  // x is still unresolved in quarantine: the session keeps its CONFLICT flag until it is replayed.
-  EXPECT_EQ(session("12", "quality_flags"), "[\"CONFLICT\"]\n");
-  BatchReport r = p_->replay({x_id});
-  EXPECT_TRUE(r.status.ok()) << r.status.message();
-  EXPECT_EQ(r.silver, 1);
-  EXPECT_TRUE(r.conservation_ok);
-  EXPECT_EQ(session("12", "last_meter_wh, event_count, quality_flags"), "2000\t2\t[]\n");
-  EXPECT_EQ(sql("SELECT status, replay_outcome FROM quarantine_events WHERE quarantine_id = " +
-                std::to_string(x_id)),
-            "REPLAYED\tsilver\n");
-  EXPECT_FALSE(p_->replay({x_id}).status.ok()) << "a REPLAYED row cannot be replayed again";
-  EXPECT_FALSE(p_->discard(y_id, "op").ok());
+  for (const bool gateway_ids : {true, false}) {
+    SCOPED_TRACE(gateway_ids ? "gateway ids" : "text ids");
+    p_ = testing::open_pipeline(dir_.file(gateway_ids ? "gateway-ids.db" : "text-ids.db"));
+    const std::string x = gateway_ids ? make_event_id("CP-1", "x", "MeterValues", "{}", 0) : "x";
+    const std::string y = gateway_ids ? make_event_id("CP-1", "y", "MeterValues", "{}", 0) : "y";
+    feed({tx_event("a", "CP-1", kStart, "12", t0_, 1000),
+          tx_event(x, "CP-1", kMeter, "12", t0_ + kMin, 2000),
+          tx_event(y, "CP-1", kMeter, "12", t0_ + kMin, 2600)});
+    int64_t x_id =
+        std::stoll(sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = '" + x + "'"));
+    int64_t y_id =
+        std::stoll(sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = '" + y + "'"));
+    // Replaying one side while the other is still open puts it straight back.
+    BatchReport again = p_->replay({x_id});
+    EXPECT_TRUE(again.status.ok()) << again.status.message();
+    EXPECT_EQ(again.quarantined_by_reason["CONFLICT"], 1);
+    x_id = std::stoll(sql("SELECT quarantine_id FROM quarantine_events WHERE event_id = '" + x +
+                          "' AND status = 'NEW'"));
+    ASSERT_TRUE(p_->discard(y_id, "op").ok());
+    // x is still unresolved in quarantine: the session keeps its CONFLICT flag until it is
+    // replayed.
+    EXPECT_EQ(session("12", "quality_flags"), "[\"CONFLICT\"]\n");
+    BatchReport r = p_->replay({x_id});
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_EQ(r.silver, 1);
+    EXPECT_TRUE(r.conservation_ok);
+    EXPECT_EQ(session("12", "last_meter_wh, event_count, quality_flags"), "2000\t2\t[]\n");
+    EXPECT_EQ(sql("SELECT status, replay_outcome FROM quarantine_events WHERE quarantine_id = " +
+                  std::to_string(x_id)),
+              "REPLAYED\tsilver\n");
+    EXPECT_FALSE(p_->replay({x_id}).status.ok()) << "a REPLAYED row cannot be replayed again";
+    EXPECT_FALSE(p_->discard(y_id, "op").ok());
+  }
 }
 
 TEST_F(PipelineTest, LaterArrivingEarlierEventBecomesTheBusinessWinner) {
