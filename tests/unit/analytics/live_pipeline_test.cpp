@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "storage/gateway_db.hpp"
@@ -208,9 +209,20 @@ TEST(LivePipeline, TheLingerEndsOnceHalfTheQueueWaits) {
 TEST(LivePipeline, AFullQueueDropsOffersToTheLogInsteadOfBlockingTheSink) {
   LogFixture f;
   const size_t n = f.fleet.events.size();
-  // A tiny queue and a long linger: most offers find the queue full.
+  // A tiny queue, and the worker held in a task until every offer is made: the queue fills
+  // whatever the machine's speed (left to a race with the worker, a fast worker emptied it
+  // before it ever filled), and the offers that find it full must go to the log.
   auto live = f.start(/*max_queued=*/8, /*linger_ms=*/300);
   live->flush();
+  std::promise<void> held, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::thread holder([&] {
+    live->with_pipeline([&](Pipeline&) {
+      held.set_value();
+      released.wait();
+    });
+  });
+  held.get_future().wait();
   int64_t seq = 0;
   for (size_t i = 0; i < n; i += 4) {
     const size_t to = std::min(n, i + 4);
@@ -218,6 +230,10 @@ TEST(LivePipeline, AFullQueueDropsOffersToTheLogInsteadOfBlockingTheSink) {
     live->offer(slice(f.fleet.events, i, to), seq + 1, last);
     seq = last;
   }
+  EXPECT_EQ(live->stats().dropped_offers, static_cast<int64_t>((n + 3) / 4) - 2)
+      << "two offers of 4 fill the queue of 8; every later one is dropped";
+  release.set_value();
+  holder.join();
   live->flush();
   LivePipelineStats st = live->stats();
   EXPECT_GT(st.dropped_offers, 0);
