@@ -6,31 +6,28 @@
 #include <array>
 #include <string_view>
 
+#include "util/hex.hpp"
+
 namespace ocppgw::analytics {
 namespace {
 
 constexpr size_t kPackedBytes = 16;
 
-// The digit's value for 0-9 and a-f only; -1 otherwise (upper case included, see the header).
-int lower_hex_digit(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
+// Only the digits util::to_hex writes: an id in upper case stays text (see the header).
+bool is_lower_hex(unsigned char c) {
+  return util::hex_digit(static_cast<char>(c)) >= 0 && !(c >= 'A' && c <= 'F');
 }
 
 void event_id_key(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
-  const auto* text = sqlite3_value_text(argv[0]);
-  const int size = sqlite3_value_bytes(argv[0]);
+  const auto* text = sqlite3_value_text(argv[0]);  // null for a NULL
+  bool hex = text != nullptr && sqlite3_value_bytes(argv[0]) == 2 * static_cast<int>(kPackedBytes);
+  for (size_t i = 0; hex && i < 2 * kPackedBytes; ++i) hex = is_lower_hex(text[i]);
+  if (!hex) return sqlite3_result_value(ctx, argv[0]);  // NULL and every other id as they are
   std::array<unsigned char, kPackedBytes> packed{};
-  bool hex = text != nullptr && size == 2 * static_cast<int>(kPackedBytes);
-  for (size_t i = 0; hex && i < kPackedBytes; ++i) {
-    const int hi = lower_hex_digit(text[2 * i]), lo = lower_hex_digit(text[2 * i + 1]);
-    hex = hi >= 0 && lo >= 0;
-    packed[i] = static_cast<unsigned char>(hi * 16 + lo);
-  }
-  if (hex) return sqlite3_result_blob(ctx, packed.data(), kPackedBytes, SQLITE_TRANSIENT);
-  sqlite3_result_text(ctx, reinterpret_cast<const char*>(text), size, SQLITE_TRANSIENT);
+  for (size_t i = 0; i < kPackedBytes; ++i)
+    packed[i] = static_cast<unsigned char>(util::hex_digit(static_cast<char>(text[2 * i])) * 16 +
+                                           util::hex_digit(static_cast<char>(text[2 * i + 1])));
+  sqlite3_result_blob(ctx, packed.data(), kPackedBytes, SQLITE_TRANSIENT);
 }
 
 }  // namespace
